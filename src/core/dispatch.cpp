@@ -1,0 +1,190 @@
+// weft::detail — switching between ults and the post-switch actions.
+//
+// Hot path: everything here runs on every spawn, yield and block.
+#include <cxxabi.h>
+#include <sched.h>
+
+#include <cstring>
+
+#include "arch/context.hpp"
+#include "arch/fiber_sanitizer.hpp"
+#include "core/runtime.hpp"
+#include "core/timer.hpp"
+
+namespace weft::detail {
+
+namespace {
+thread_local worker* tls_worker = nullptr;
+
+// The two words of libstdc++'s/libc++abi's per-thread __cxa_eh_globals.
+constexpr std::size_t eh_bytes = 2 * sizeof(void*);
+}  // namespace
+
+worker* current_worker() { return tls_worker; }
+void set_current_worker(worker* w) {
+    tls_worker = w;
+    if (w != nullptr) w->eh_globals = abi::__cxa_get_globals();
+}
+
+// Pops the next ult for w: its inbox (pinned ults), the inject queue (ults
+// readied by external threads), expired timers, then the policy.
+ult* pick(worker* w) {
+    runtime* rt = g_rt;
+    if (w->inbox_nonempty.load(memory_order_acquire)) {
+        lock_guard<spinlock> g(w->inbox_lock);
+        ult* t = w->inbox_head;
+        if (t != nullptr) {
+            w->inbox_head = t->q_next;
+            if (w->inbox_head == nullptr) {
+                w->inbox_tail = nullptr;
+                w->inbox_nonempty.store(false, memory_order_relaxed);
+            }
+            t->q_next = nullptr;
+            return t;
+        }
+    }
+    if (rt->inject_nonempty.load(memory_order_acquire)) {
+        lock_guard<spinlock> g(rt->inject_lock);
+        ult* t = rt->inject_head;
+        // A pinned ult never enters the inject queue (it goes to its inbox).
+        if (t != nullptr) {
+            rt->inject_head = t->q_next;
+            if (rt->inject_head == nullptr) {
+                rt->inject_tail = nullptr;
+                rt->inject_nonempty.store(false, memory_order_relaxed);
+            }
+            t->q_next = nullptr;
+            return t;
+        }
+    }
+    if (rt->timers->pending()) rt->timers->fire_expired(w);
+    return rt->policy->pick_next(rt->policy_state, w->index);
+}
+
+// Switches from `from` (the current ult of w) to `to`. On return the caller is
+// running again, possibly on another worker: w is updated.
+void switch_to(worker*& w, ult* from, ult* to) {
+    w->current = to;
+    w->switches.store(w->switches.load(memory_order_relaxed) + 1, memory_order_relaxed);
+    // C++ exception state is per kernel thread; carry it with the ult.
+    std::memcpy(from->eh_state, w->eh_globals, eh_bytes);
+    std::memcpy(w->eh_globals, to->eh_state, eh_bytes);
+    arch::san_before_switch(&from->san, &to->san, w->pending == post_switch::finish_prev);
+    void* arg = arch::switch_context(&from->ctx, &to->ctx, w);
+    w = static_cast<worker*>(arg);
+    arch::san_after_switch(&from->san);
+    run_post_switch(w);
+}
+
+void run_post_switch(worker* w) {
+    switch (w->pending) {
+    case post_switch::none:
+        return;
+    case post_switch::ready_prev:
+        w->pending = post_switch::none;
+        make_ready(w, w->pending_ult, w->pending_why);
+        return;
+    case post_switch::unlock:
+        w->pending = post_switch::none;
+        atomic_ref<std::uint32_t>(*w->pending_lock).store(0, memory_order_release);
+        return;
+    case post_switch::finish_prev:
+        w->pending = post_switch::none;
+        finish(w, w->pending_ult);
+        return;
+    }
+}
+
+void make_ready(worker* w, ult* t, ready_reason why) {
+    runtime* rt = g_rt;
+    if (t->pinned_worker >= 0) {
+        worker* target = rt->workers[t->pinned_worker].get();
+        {
+            lock_guard<spinlock> g(target->inbox_lock);
+            t->q_next = nullptr;
+            if (target->inbox_tail != nullptr) target->inbox_tail->q_next = t;
+            else target->inbox_head = t;
+            target->inbox_tail = t;
+            target->inbox_nonempty.store(true, memory_order_release);
+        }
+        if (target != w) wake_worker(target);
+        return;
+    }
+    if (w == nullptr) {
+        {
+            lock_guard<spinlock> g(rt->inject_lock);
+            t->q_next = nullptr;
+            if (rt->inject_tail != nullptr) rt->inject_tail->q_next = t;
+            else rt->inject_head = t;
+            rt->inject_tail = t;
+            rt->inject_nonempty.store(true, memory_order_release);
+        }
+        notify_work();
+        return;
+    }
+    rt->policy->ready(rt->policy_state, w->index, t, why);
+    if (rt->nworkers > 1) notify_work();
+}
+
+worker* yield(worker* w) {
+    ult* self = w->current;
+    ult* next = pick(w);
+    if (next == nullptr) return w;
+    w->pending = post_switch::ready_prev;
+    w->pending_ult = self;
+    w->pending_why = ready_reason::yielded;
+    switch_to(w, self, next);
+    return w;
+}
+
+worker* migrate(worker* w) {
+    ult* self = w->current;
+    ult* next = pick(w);
+    if (next == nullptr) next = w->idle;
+    w->pending = post_switch::ready_prev;
+    w->pending_ult = self;
+    w->pending_why = ready_reason::yielded;
+    switch_to(w, self, next);
+    return w;
+}
+
+worker* block(worker* w, std::uint32_t* lock) {
+    ult* self = w->current;
+    runtime* rt = g_rt;
+    if (rt->policy->on_block != nullptr) rt->policy->on_block(rt->policy_state, w->index, self);
+    ult* next = pick(w);
+    if (next == nullptr) next = w->idle;
+    w->pending = post_switch::unlock;
+    w->pending_lock = lock;
+    switch_to(w, self, next);
+    return w;
+}
+
+void exit_current(worker* w) {
+    ult* self = w->current;
+    runtime* rt = g_rt;
+    if (rt->policy->on_exit != nullptr) rt->policy->on_exit(rt->policy_state, w->index, self);
+    ult* next = pick(w);
+    if (next == nullptr) next = w->idle;
+    w->pending = post_switch::finish_prev;
+    w->pending_ult = self;
+    switch_to(w, self, next);
+    __builtin_unreachable();
+}
+
+worker* start(worker* w, ult* child) {
+    runtime* rt = g_rt;
+    ult* self = w->current;
+    // The idle ult never spawns; pinned parents stay where they are.
+    if (rt->policy->spawn(rt->policy_state, w->index, self, child)) {
+        w->pending = post_switch::ready_prev;
+        w->pending_ult = self;
+        w->pending_why = ready_reason::preempted_by_child;
+        switch_to(w, self, child);
+        return w;
+    }
+    if (rt->nworkers > 1) notify_work();
+    return w;
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,11 @@
+// weft::detail — thread-specific data (weft_key_*).
+#pragma once
+
+namespace weft::detail {
+struct ult;
+// Runs the destructors of t's non-null values, up to WEFT_DESTRUCTOR_ITERATIONS
+// rounds (a destructor may set values again), as Pthreads does.
+void run_key_destructors(ult* t);
+// Frees t's value table.
+void free_key_values(ult* t);
+}  // namespace weft::detail

@@ -1,0 +1,250 @@
+// weft::detail — starting and stopping the runtime.
+#include "core/runtime.hpp"
+
+#include <pthread.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+
+#include "arch/context.hpp"
+#include "arch/fiber_sanitizer.hpp"
+#include "core/stats.hpp"
+#include "core/timer.hpp"
+#include "core/tunables.hpp"
+#include "core/spawn.hpp"
+#include "core/wait.hpp"
+
+namespace weft::detail {
+
+runtime* g_rt = nullptr;
+void set_current_worker(worker* w);  // dispatch.cpp
+
+namespace {
+
+std::mutex init_mutex;  // serializes init/finalize/auto-init
+bool atexit_registered = false;
+
+// Entry of a worker's idle ult when it has a stack of its own (worker 0).
+void idle_entry(void* arg) {
+    worker* w = static_cast<worker*>(arg);
+    arch::san_after_switch(&w->idle->san);
+    run_post_switch(w);
+    worker_idle_loop(w);
+    // The runtime stops: go back to main for good (finalize runs on worker 0).
+    ult* self = w->idle;
+    w->current = g_rt->main;
+    arch::san_before_switch(&self->san, &g_rt->main->san, true);
+    arch::switch_context(&self->ctx, &g_rt->main->ctx, w);
+    __builtin_trap();
+}
+
+void* worker_main(void* arg) {
+    worker* w = static_cast<worker*>(arg);
+    set_current_worker(w);
+    arch::enable_alt_signal_stack();
+    arch::san_fiber_init_current(&w->idle->san);
+    w->current = w->idle;
+    w->started_ns.store(monotonic_ns(), memory_order_relaxed);
+    worker_idle_loop(w);
+    arch::disable_alt_signal_stack();
+    set_current_worker(nullptr);
+    return nullptr;
+}
+
+ult* new_heap_ult(ult_kind kind) {
+    ult* u = new ult;
+    u->kind = kind;
+    u->own_stack = true;
+    return u;
+}
+
+// Async-signal-safe lookup for the overflow handler: is the fault in the guard
+// below the current ult's stack?
+bool overflow_lookup(const void* addr, arch::overflow_info* out) {
+    worker* w = current_worker();
+    if (w == nullptr || w->current == nullptr) return false;
+    ult* u = w->current;
+    if (u->stack.lo == nullptr) return false;
+    auto a = reinterpret_cast<std::uintptr_t>(addr);
+    auto lo = reinterpret_cast<std::uintptr_t>(u->stack.lo);
+    // The guard is one page or more below lo; accept a fault up to 64 KiB below
+    // (a large frame can skip past a single guard page into it).
+    if (a >= lo || lo - a > 64 * 1024) return false;
+    out->thread_id = u->id;
+    out->thread_name = u->name;
+    out->stack_size = u->stack.size;
+    return true;
+}
+
+void at_exit_hook() {
+    runtime* rt = g_rt;
+    if (rt != nullptr && rt->cfg.stats) print_stats(stderr);
+}
+
+int start_runtime(const weft_config_t* cfg) {
+    settings s;
+    if (int rc = read_settings(cfg, &s); rc != 0) return rc;
+    if (const char* e = std::getenv("WEFT_DEADLOCK"); e != nullptr && std::strcmp(e, "abort") != 0 &&
+                                                       std::strcmp(e, "off") != 0) {
+        std::fprintf(stderr, "weft: WEFT_DEADLOCK='%s' is invalid: expected abort or off\n", e);
+        return EINVAL;
+    }
+
+    auto* rt = new runtime;
+    rt->cfg = s;
+    if (const char* e = std::getenv("WEFT_DEADLOCK"); e != nullptr && std::strcmp(e, "off") == 0)
+        rt->deadlock_detection = false;
+    rt->policy = find_policy(s.sched.c_str());
+    rt->policy_state = rt->policy->create(s.workers);
+    rt->nworkers = s.workers;
+    rt->stacks = std::make_unique<arch::stack_pool>(s.stack_size);
+    rt->timers = std::make_unique<timer_heap>();
+    for (int i = 0; i < s.workers; ++i) {
+        auto w = std::make_unique<worker>();
+        w->index = i;
+        w->stacks.pool = rt->stacks.get();
+        w->idle = new_heap_ult(ult_kind::idle);
+        std::snprintf(w->idle->name, sizeof w->idle->name, "idle-%d", i);
+        rt->workers.push_back(std::move(w));
+    }
+    arch::install_overflow_handler(&overflow_lookup);
+
+    // The caller becomes worker 0 and its flow the main ult.
+    worker* w0 = rt->workers[0].get();
+    ult* main = new_heap_ult(ult_kind::main);
+    main->id = 1;
+    std::strcpy(main->name, "main");
+    arch::san_fiber_init_current(&main->san);
+    rt->main = main;
+    rt->live.store(1, memory_order_relaxed);
+    rt->max_live.store(1, memory_order_relaxed);
+    rt->id_blocks.store(1, memory_order_relaxed);  // ids start at 2 (1 is main)
+    {
+        lock_guard<spinlock> g(w0->reg_lock);
+        main->reg_list = 0;
+        w0->reg_head = main;
+    }
+    // Worker 0's idle ult needs a stack: the kernel thread's own belongs to main.
+    ult* idle0 = w0->idle;
+    if (int rc = rt->stacks->acquire(tun::idle_stack_size, nullptr, &idle0->stack); rc != 0) {
+        delete main;
+        for (auto& w : rt->workers) delete w->idle;
+        rt->policy->destroy(rt->policy_state);
+        delete rt;
+        return rc;
+    }
+    arch::make_context(&idle0->ctx, idle0->stack.lo, idle0->stack.size, &idle_entry);
+    arch::san_fiber_create(&idle0->san, idle0->stack.lo, idle0->stack.size);
+
+    g_rt = rt;
+    set_current_worker(w0);
+    w0->current = main;
+    w0->started_ns.store(monotonic_ns(), memory_order_relaxed);
+    arch::enable_alt_signal_stack();
+
+    for (int i = 1; i < s.workers; ++i) {
+        worker* w = rt->workers[i].get();
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, 256 * 1024);
+        int rc = pthread_create(&w->kthread, &attr, &worker_main, w);
+        pthread_attr_destroy(&attr);
+        if (rc != 0) {
+            std::fprintf(stderr, "weft: could not start worker %d: %s\n", i, std::strerror(rc));
+            // Run with the workers we have: shrink the count seen by the policy's
+            // callers (the policy state stays sized for the original count).
+            rt->nworkers = i;
+            break;
+        }
+        w->has_kthread = true;
+    }
+    if (!atexit_registered) {
+        atexit_registered = true;
+        std::atexit(&at_exit_hook);
+    }
+    return 0;
+}
+
+}  // namespace
+
+worker* ensure_runtime() {
+    if (g_rt != nullptr) return current_worker();
+    std::lock_guard<std::mutex> g(init_mutex);
+    if (g_rt == nullptr) {
+        if (int rc = start_runtime(nullptr); rc != 0) {
+            std::fprintf(stderr, "weft: the runtime could not start (error %d: %s); exiting\n", rc,
+                         std::strerror(rc));
+            std::exit(2);
+        }
+    }
+    return current_worker();
+}
+
+}  // namespace weft::detail
+
+using namespace weft::detail;
+
+extern "C" {
+
+WEFT_API int weft_init(const weft_config_t* cfg) {
+    std::lock_guard<std::mutex> g(init_mutex);
+    if (g_rt != nullptr) return EBUSY;
+    return start_runtime(cfg);
+}
+
+WEFT_API int weft_finalize(void) {
+    runtime* rt = g_rt;
+    if (rt == nullptr) return EINVAL;
+    worker* w = current_worker();
+    if (w == nullptr || w->current != rt->main) return EPERM;
+    ult* main = rt->main;
+
+    // 1. Move to worker 0, so that we end on the kernel thread we began on, and
+    //    wait there for every other ult to end (finish() wakes us).
+    main->pinned_worker = 0;
+    if (w->index != 0) w = migrate(w);
+    wait_for_other_ults();
+    w = current_worker();
+
+    // 2. Stop the workers.
+    {
+        std::lock_guard<std::mutex> g(init_mutex);
+        rt->stopping.store(true, memory_order_seq_cst);
+        for (auto& wk : rt->workers) wake_worker(wk.get());
+        for (auto& wk : rt->workers)
+            if (wk->has_kthread) pthread_join(wk->kthread, nullptr);
+        if (rt->cfg.stats) print_stats(stderr);
+        weft::arch::disable_alt_signal_stack();
+        set_current_worker(nullptr);
+        for (auto& wk : rt->workers) {
+            rt->stacks->drain(&wk->stacks);
+            if (wk->idle->stack.lo != nullptr) {
+                weft::arch::san_fiber_destroy(&wk->idle->san);
+                rt->stacks->release(wk->idle->stack, nullptr);
+            }
+            delete wk->idle;
+        }
+        rt->policy->destroy(rt->policy_state);
+        g_rt = nullptr;
+        delete main;
+        delete rt;
+    }
+    return 0;
+}
+
+WEFT_API int weft_is_initialized(void) { return g_rt != nullptr ? 1 : 0; }
+
+WEFT_API int weft_num_workers(void) { return g_rt != nullptr ? g_rt->nworkers : 0; }
+
+WEFT_API int weft_worker_id(void) {
+    worker* w = current_worker();
+    return w != nullptr ? w->index : -1;
+}
+
+WEFT_API const char* weft_sched_name(void) { return g_rt != nullptr ? g_rt->policy->name : nullptr; }
+
+}  // extern "C"

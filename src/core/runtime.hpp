@@ -1,0 +1,164 @@
+// weft::detail — the runtime: workers, the dispatch loop, parking.
+//
+// Design essay (see also docs/design/core.md)
+// -------------------------------------------
+// Workers are kernel threads. Each runs one ult at a time and switches directly
+// from ult to ult (no trip through a scheduler context): the switching ult picks
+// its successor from the policy and jumps to it. Whatever must happen only after
+// the old ult's registers are saved — putting it back in a queue, releasing the
+// lock of the primitive it blocks on, recycling its stack when it has finished —
+// is recorded in the worker as a *post-switch action* and run by the code that
+// resumes on the worker right after the switch (after_switch). When a worker has
+// nothing to run it switches to its idle ult, which spins briefly, then parks.
+//
+// Parking protocol (no lost wake-ups; rayon's sleep module is the model):
+//   Sleeper: 1. register in `parked` and increment `sleepers` (seq_cst RMW)
+//            2. look for work once more (inbox, inject queue, policy, timers)
+//            3. if none, futex-wait on its own wake word until a waker sets it.
+//   Waker:   1. publish the work (policy ready / inject queue)
+//            2. fence(seq_cst); if `sleepers` > 0, pop a parked worker, set its
+//               wake word, futex-wake it.
+//   Either the sleeper's step 2 sees the work, or the waker's step 2 sees the
+//   sleeper: the two seq_cst operations cannot both miss each other.
+//
+// Rejected: a scheduler context per worker (two switches per hand-off); one
+// condition variable for all sleepers (wakes the wrong worker for pinned ults).
+#pragma once
+
+#include <pthread.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "arch/stack.hpp"
+#include "core/env.hpp"
+#include "core/ult.hpp"
+#include "sched/policy.hpp"
+#include "sync/primitives.hpp"
+
+namespace weft::detail {
+
+class timer_heap;
+
+enum class post_switch : std::uint8_t {
+    none,
+    ready_prev,   // make pending_ult ready (why = pending_why)
+    unlock,       // release the spinlock word pending_lock
+    finish_prev,  // pending_ult has exited: publish its end, recycle it
+};
+
+struct alignas(64) worker {
+    // --- Owner only, touched on every switch --------------------------------
+    ult* current = nullptr;
+    ult* idle = nullptr;
+    post_switch pending = post_switch::none;
+    ready_reason pending_why = ready_reason::woken;
+    ult* pending_ult = nullptr;
+    std::uint32_t* pending_lock = nullptr;
+    void* eh_globals = nullptr;        // this kernel thread's __cxa_eh_globals
+    arch::stack_cache stacks;
+    std::uint64_t id_next = 0;         // ids handed out in blocks, no shared counter
+    std::uint64_t id_end = 0;
+    int index = 0;
+
+    // --- Statistics: written by the owner, read by anyone (relaxed) ---------
+    alignas(64) atomic<std::uint64_t> switches{0};
+    atomic<std::uint64_t> created{0};
+    atomic<std::uint64_t> parks{0};
+    atomic<std::uint64_t> idle_ns{0};
+    atomic<std::int64_t> started_ns{0};  // stats epoch (reset by weft_stats_reset)
+
+    // --- Touched by others ---------------------------------------------------
+    alignas(64) atomic<std::uint32_t> wake_word{0};  // futex: 1 = woken
+    bool parked = false;                              // guarded by runtime::park_lock
+    atomic<bool> idle_now{false};                     // in its idle ult (not running a ult)
+    spinlock inbox_lock;                              // pinned ults ready for this worker
+    ult* inbox_head = nullptr;
+    ult* inbox_tail = nullptr;
+    atomic<bool> inbox_nonempty{false};
+    spinlock reg_lock;                                // registry of ults created here
+    ult* reg_head = nullptr;
+
+    pthread_t kthread{};
+    bool has_kthread = false;
+};
+
+struct runtime {
+    settings cfg;
+    const sched_policy_def* policy = nullptr;
+    void* policy_state = nullptr;
+    int nworkers = 0;
+    std::vector<std::unique_ptr<worker>> workers;
+    std::unique_ptr<arch::stack_pool> stacks;
+    std::unique_ptr<timer_heap> timers;
+    ult* main = nullptr;
+    bool deadlock_detection = true;
+
+    alignas(64) atomic<std::uint64_t> live{0};
+    atomic<std::uint64_t> max_live{0};
+    atomic<std::uint64_t> id_blocks{0};
+    atomic<std::uint64_t> wakeups{0};
+    atomic<std::uint64_t> external_created{0};  // ults created by external kernel threads
+
+    // Parking.
+    alignas(64) atomic<int> sleepers{0};
+    spinlock park_lock;
+    std::vector<worker*> parked;
+    atomic<bool> stopping{false};
+
+    // Ults made ready by external kernel threads.
+    alignas(64) spinlock inject_lock;
+    ult* inject_head = nullptr;
+    ult* inject_tail = nullptr;
+    atomic<bool> inject_nonempty{false};
+
+    // weft_finalize waits on finalize_rec (guarded by finalize_lock) until the
+    // last ult but main has ended.
+    std::uint32_t finalize_lock = 0;
+    struct wait_record* finalize_rec = nullptr;
+};
+
+// The running runtime, or null. Set by init, cleared by finalize.
+extern runtime* g_rt;
+
+// The worker the calling kernel thread is, or null for an external thread.
+// Not inlined on purpose: a ult may migrate between workers across any blocking
+// call, so no caller may keep a cached TLS address across one.
+worker* current_worker();
+
+// Ensures the runtime runs (initialising it from the environment on first use).
+// Returns the calling worker or null if the caller is an external kernel thread.
+worker* ensure_runtime();
+
+// --- Dispatch (src/core/dispatch.cpp) -----------------------------------------
+// All take the calling worker and return the worker the caller resumed on.
+worker* yield(worker* w);
+// Suspends the current ult, releasing *lock once it is saved.
+worker* block(worker* w, std::uint32_t* lock);
+[[noreturn]] void exit_current(worker* w);
+// Moves the current ult to the worker it is pinned to (suspends it here).
+worker* migrate(worker* w);
+// Starts a new ult as the policy says (the parent may be preempted by it).
+worker* start(worker* w, ult* child);
+// Makes t runnable. w is the calling worker or null (external caller).
+void make_ready(worker* w, ult* t, ready_reason why);
+void run_post_switch(worker* w);
+void switch_to(worker*& w, ult* from, ult* to);
+ult* pick(worker* w);
+
+// Parking (src/core/worker.cpp).
+void notify_work();
+void wake_worker(worker* target);
+void worker_idle_loop(worker* w);
+
+// Ult lifetime (src/core/thread.cpp).
+void finish(worker* w, ult* u);
+void release_ult(worker* w, ult* u);
+
+// Deadlock detection (src/core/deadlock.cpp): called by the last worker to go
+// idle; returns only if there is no deadlock.
+bool all_blocked_without_timers();
+[[noreturn]] void report_deadlock();
+
+}  // namespace weft::detail

@@ -1,0 +1,28 @@
+// weft::detail — creating ults (shared by the C API and the C++ weft::spawn).
+#pragma once
+
+#include <cstddef>
+
+#include "weft/weft.h"
+
+namespace weft::detail {
+
+struct worker;
+struct ult;
+
+// Creates (but does not start) a ult running fn(arg). If extra > 0, reserves
+// that many bytes (64-byte aligned) just below the control block at the top of
+// the ult's stack and returns their address in *extra_out: room for a C++
+// closure, with no allocation of its own. w: the calling worker or null.
+[[nodiscard]] int create_ult(worker* w, const weft_attr_t* attr, void* (*fn)(void*), void* arg, std::size_t extra,
+                             void** extra_out, ult** out);
+// Hands a created ult to the scheduler (the caller may be preempted by it).
+void launch_ult(worker* w, ult* u);
+// Joins t: waits for it to end, collects its result (retval, and collect(storage,
+// ctx) if given), recycles it.
+[[nodiscard]] int join_ult(ult* t, void** retval, void (*collect)(void*, void*), void* ctx);
+// Main waits until it is the only ult left.
+void wait_for_other_ults();
+[[noreturn]] void report_canary_overflow(ult* u);
+
+}  // namespace weft::detail

@@ -1,0 +1,114 @@
+#include "core/stats.hpp"
+
+#include <cerrno>
+#include <cinttypes>
+
+#include "core/runtime.hpp"
+#include "core/timer.hpp"
+#include "core/wait.hpp"
+
+namespace weft::detail {
+
+namespace {
+
+// Busy time is derived: wall time since the worker started, minus idle time.
+std::uint64_t busy_ns_of(const worker& w, std::int64_t now) {
+    std::int64_t start = w.started_ns.load(memory_order_relaxed);
+    if (start == 0) return 0;
+    std::int64_t wall = now - start;
+    std::int64_t idle = static_cast<std::int64_t>(w.idle_ns.load(memory_order_relaxed));
+    return wall > idle ? static_cast<std::uint64_t>(wall - idle) : 0;
+}
+
+void fill(runtime* rt, weft_stats_t* out) {
+    *out = weft_stats_t{};
+    std::int64_t now = monotonic_ns();
+    for (auto& w : rt->workers) {
+        out->context_switches += w->switches.load(memory_order_relaxed);
+        out->threads_created += w->created.load(memory_order_relaxed);
+        out->parks += w->parks.load(memory_order_relaxed);
+        out->idle_ns += w->idle_ns.load(memory_order_relaxed);
+        out->busy_ns += busy_ns_of(*w, now);
+    }
+    out->threads_created += rt->external_created.load(memory_order_relaxed);
+    out->threads_live = rt->live.load(memory_order_relaxed);
+    out->max_live_threads = rt->max_live.load(memory_order_relaxed);
+    out->stack_bytes_mapped = rt->stacks->bytes_mapped();
+    out->stack_bytes_peak = rt->stacks->bytes_peak();
+    out->wakeups = rt->wakeups.load(memory_order_relaxed);
+    out->timers_fired = rt->timers->fired();
+    out->workers = rt->nworkers;
+}
+
+}  // namespace
+
+void print_stats(std::FILE* out) {
+    runtime* rt = g_rt;
+    if (rt == nullptr) return;
+    weft_stats_t s;
+    fill(rt, &s);
+    std::fprintf(out,
+                 "weft statistics (%s scheduler, %d workers)\n"
+                 "  threads created        %" PRIu64 "\n"
+                 "  threads live now       %" PRIu64 "\n"
+                 "  most threads live      %" PRIu64 "\n"
+                 "  context switches       %" PRIu64 "\n"
+                 "  stack bytes mapped     %" PRIu64 " (peak %" PRIu64 ")\n"
+                 "  parks / wake-ups       %" PRIu64 " / %" PRIu64 "\n"
+                 "  timers fired           %" PRIu64 "\n",
+                 rt->policy->name, rt->nworkers, s.threads_created, s.threads_live, s.max_live_threads,
+                 s.context_switches, s.stack_bytes_mapped, s.stack_bytes_peak, s.parks, s.wakeups, s.timers_fired);
+    std::int64_t now = monotonic_ns();
+    for (auto& w : rt->workers) {
+        std::fprintf(out, "  worker %-3d busy %10.3f ms  idle %10.3f ms  switches %" PRIu64 "  parks %" PRIu64 "\n",
+                     w->index, busy_ns_of(*w, now) / 1e6, w->idle_ns.load(memory_order_relaxed) / 1e6,
+                     w->switches.load(memory_order_relaxed), w->parks.load(memory_order_relaxed));
+    }
+}
+
+}  // namespace weft::detail
+
+using namespace weft::detail;
+
+extern "C" {
+
+WEFT_API int weft_stats_get(weft_stats_t* out) {
+    if (out == nullptr || g_rt == nullptr) return EINVAL;
+    fill(g_rt, out);
+    return 0;
+}
+
+WEFT_API int weft_worker_stats_get(int worker_index, weft_worker_stats_t* out) {
+    runtime* rt = g_rt;
+    if (out == nullptr || rt == nullptr || worker_index < 0 || worker_index >= rt->nworkers) return EINVAL;
+    const worker& w = *rt->workers[worker_index];
+    out->context_switches = w.switches.load(memory_order_relaxed);
+    out->threads_created = w.created.load(memory_order_relaxed);
+    out->parks = w.parks.load(memory_order_relaxed);
+    out->idle_ns = w.idle_ns.load(memory_order_relaxed);
+    out->busy_ns = busy_ns_of(w, monotonic_ns());
+    return 0;
+}
+
+WEFT_API int weft_stats_reset(void) {
+    runtime* rt = g_rt;
+    if (rt == nullptr) return EINVAL;
+    std::int64_t now = monotonic_ns();
+    for (auto& w : rt->workers) {
+        w->switches.store(0, memory_order_relaxed);
+        w->created.store(0, memory_order_relaxed);
+        w->parks.store(0, memory_order_relaxed);
+        w->idle_ns.store(0, memory_order_relaxed);
+        w->started_ns.store(now, memory_order_relaxed);
+    }
+    rt->external_created.store(0, memory_order_relaxed);
+    rt->max_live.store(rt->live.load(memory_order_relaxed), memory_order_relaxed);
+    rt->wakeups.store(0, memory_order_relaxed);
+    rt->timers->reset_stats();
+    rt->stacks->reset_peak();
+    return 0;
+}
+
+WEFT_API void weft_stats_print(void) { print_stats(stderr); }
+
+}  // extern "C"

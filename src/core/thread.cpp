@@ -1,0 +1,366 @@
+// weft::detail — ult lifetime, and the C API for threads.
+#include <sched.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "arch/context.hpp"
+#include "arch/fiber_sanitizer.hpp"
+#include "core/keys.hpp"
+#include "core/runtime.hpp"
+#include "core/spawn.hpp"
+#include "core/wait.hpp"
+
+namespace weft::detail {
+
+namespace {
+
+constexpr std::uint64_t id_block = 1024;  // ids a worker takes from the shared counter at once
+
+std::uint64_t next_id(runtime* rt, worker* w) {
+    if (w == nullptr) return rt->id_blocks.fetch_add(1, memory_order_relaxed) * id_block;
+    if (w->id_next == w->id_end) {
+        std::uint64_t b = rt->id_blocks.fetch_add(1, memory_order_relaxed);
+        w->id_next = b * id_block;
+        w->id_end = w->id_next + id_block;
+    }
+    return w->id_next++;
+}
+
+[[noreturn]] void end_thread(ult* self, void* retval);
+
+void ult_entry(void* arg) noexcept {
+    worker* w = static_cast<worker*>(arg);
+    ult* self = w->current;
+    arch::san_after_switch(&self->san);
+    run_post_switch(w);
+    end_thread(self, self->fn(self->arg));
+}
+
+void registry_insert(runtime* rt, worker* w, ult* u) {
+    worker* list = w != nullptr ? w : rt->workers[0].get();
+    lock_guard<spinlock> g(list->reg_lock);
+    u->reg_list = list->index;
+    u->reg_prev = nullptr;
+    u->reg_next = list->reg_head;
+    if (list->reg_head != nullptr) list->reg_head->reg_prev = u;
+    list->reg_head = u;
+}
+
+void registry_remove(runtime* rt, ult* u) {
+    worker* list = rt->workers[u->reg_list].get();
+    lock_guard<spinlock> g(list->reg_lock);
+    if (u->reg_prev != nullptr) u->reg_prev->reg_next = u->reg_next;
+    else list->reg_head = u->reg_next;
+    if (u->reg_next != nullptr) u->reg_next->reg_prev = u->reg_prev;
+}
+
+// Blocks main until it is the only ult left (weft_finalize, main's weft_thread_exit).
+void wait_for_others(runtime* rt) {
+    wait_record rec;
+    spinlock_ref lk(rt->finalize_lock);
+    lk.lock();
+    if (rt->live.load(memory_order_acquire) <= 1) {
+        lk.unlock();
+        return;
+    }
+    rec.linked = true;
+    rec.unlink = [](wait_record*) {};
+    rt->finalize_rec = &rec;
+    wait(&rec, &rt->finalize_lock, 0, "the other threads to end (main is finishing)", nullptr);
+}
+
+void end_thread(ult* self, void* retval) {
+    run_key_destructors(self);
+    self->retval = retval;
+    runtime* rt = g_rt;
+    if (self->kind == ult_kind::main) {
+        // Pthreads semantics: the process ends when the last thread ends.
+        wait_for_others(rt);
+        std::exit(0);
+    }
+    exit_current(current_worker());
+}
+
+}  // namespace
+
+void wait_for_other_ults() { wait_for_others(g_rt); }
+
+int create_ult(worker* w, const weft_attr_t* attr, void* (*fn)(void*), void* arg, std::size_t extra,
+               void** extra_out, ult** out) {
+    runtime* rt = g_rt;
+    std::size_t size = (attr != nullptr && attr->stack_size != 0) ? attr->stack_size : 0;
+    arch::stack s;
+    if (int rc = rt->stacks->acquire(size, w != nullptr ? &w->stacks : nullptr, &s); rc != 0) return EAGAIN;
+
+    // The control block (and `extra` bytes below it) sit at the top of the stack.
+    auto top = reinterpret_cast<std::uintptr_t>(s.hi());
+    std::uintptr_t tcb_addr = (top - sizeof(ult)) & ~std::uintptr_t(63);
+    std::uintptr_t extra_addr = (tcb_addr - extra) & ~std::uintptr_t(63);
+    ult* u = new (reinterpret_cast<void*>(tcb_addr)) ult;
+    u->stack = s;
+    u->own_stack = !s.pooled;
+    u->fn = fn;
+    u->arg = arg;
+    u->id = next_id(rt, w);
+    if (attr != nullptr) {
+        u->detached = attr->detach_state == WEFT_CREATE_DETACHED;
+        if (attr->name != nullptr) std::strncpy(u->name, attr->name, sizeof u->name - 1);
+    }
+    if (extra_out != nullptr) *extra_out = reinterpret_cast<void*>(extra_addr);
+    std::size_t usable = (extra_addr & ~std::uintptr_t(15)) - reinterpret_cast<std::uintptr_t>(s.lo);
+    arch::make_context(&u->ctx, s.lo, usable, &ult_entry);
+    arch::san_fiber_create(&u->san, s.lo, usable);
+
+    std::uint64_t live = rt->live.fetch_add(1, memory_order_relaxed) + 1;
+    std::uint64_t seen = rt->max_live.load(memory_order_relaxed);
+    while (live > seen && !rt->max_live.compare_exchange_weak(seen, live, memory_order_relaxed)) {
+    }
+    registry_insert(rt, w, u);
+    if (w != nullptr) w->created.store(w->created.load(memory_order_relaxed) + 1, memory_order_relaxed);
+    else rt->external_created.fetch_add(1, memory_order_relaxed);
+    *out = u;
+    return 0;
+}
+
+void launch_ult(worker* w, ult* u) {
+    u->started = true;
+    if (w == nullptr) make_ready(nullptr, u, ready_reason::spawned);
+    else start(w, u);
+}
+
+void release_ult(worker* w, ult* u) {
+    runtime* rt = g_rt;
+    if (u->storage_release != nullptr) u->storage_release(u->storage);
+    free_key_values(u);
+    arch::san_fiber_destroy(&u->san);
+    arch::stack s = u->stack;
+    u->~ult();
+    rt->stacks->release(s, w != nullptr ? &w->stacks : nullptr);
+}
+
+// Post-switch: u has switched away for good. Publish its end; recycle it if
+// detached, else hand it to its joiner.
+void finish(worker* w, ult* u) {
+    runtime* rt = g_rt;
+    if (u->stack.guard == arch::guard_kind::canary && !arch::stack_canary_intact(u->stack)) report_canary_overflow(u);
+    registry_remove(rt, u);
+    std::uint64_t left = rt->live.fetch_sub(1, memory_order_acq_rel) - 1;
+    spinlock_ref jl(u->join_lock);
+    jl.lock();
+    u->finished = true;
+    wait_record* joiner = u->joiner;
+    if (joiner != nullptr) joiner->linked = false;
+    bool detached = u->detached;
+    jl.unlock();
+    // After the unlock, a joinable u belongs to its joiner: touch it no more.
+    if (detached) release_ult(w, u);
+    else if (joiner != nullptr) wake_from(w, joiner);
+    if (left == 1) {
+        spinlock_ref fl(rt->finalize_lock);
+        fl.lock();
+        wait_record* rec = rt->finalize_rec;
+        rt->finalize_rec = nullptr;
+        if (rec != nullptr) rec->linked = false;
+        fl.unlock();
+        if (rec != nullptr) wake_from(w, rec);
+    }
+}
+
+void report_canary_overflow(ult* u) {
+    std::fprintf(stderr,
+                 "weft: stack overflow in thread %llu (%s): its stack is %zu bytes (canary overwritten); raise "
+                 "WEFT_STACK_SIZE or use weft_attr_setstacksize\n",
+                 static_cast<unsigned long long>(u->id), u->name, u->stack.size);
+    std::abort();
+}
+
+int join_ult(ult* t, void** retval, void (*collect)(void*, void*), void* ctx) {
+    worker* w = current_worker();
+    if (w != nullptr && w->current == t) return EDEADLK;
+    spinlock_ref jl(t->join_lock);
+    jl.lock();
+    if (t->detached || t->join_claimed) {
+        jl.unlock();
+        return EINVAL;
+    }
+    t->join_claimed = true;
+    if (!t->finished) {
+        wait_record rec;
+        rec.linked = true;
+        rec.unlink = [](wait_record*) {};
+        t->joiner = &rec;
+        wait(&rec, &t->join_lock, 0, "weft_thread_join", t);
+    } else {
+        jl.unlock();
+    }
+    if (retval != nullptr) *retval = t->retval;
+    if (collect != nullptr) collect(t->storage, ctx);
+    release_ult(current_worker(), t);
+    return 0;
+}
+
+}  // namespace weft::detail
+
+using namespace weft::detail;
+
+extern "C" {
+
+WEFT_API int weft_attr_init(weft_attr_t* attr) {
+    if (attr == nullptr) return EINVAL;
+    *attr = weft_attr_t{0, WEFT_CREATE_JOINABLE, 0, nullptr};
+    return 0;
+}
+WEFT_API int weft_attr_destroy(weft_attr_t* attr) { return attr == nullptr ? EINVAL : 0; }
+WEFT_API int weft_attr_setstacksize(weft_attr_t* attr, size_t size) {
+    if (attr == nullptr || size < WEFT_STACK_MIN || size > (std::size_t(1) << 30)) return EINVAL;
+    attr->stack_size = size;
+    return 0;
+}
+WEFT_API int weft_attr_getstacksize(const weft_attr_t* attr, size_t* size) {
+    if (attr == nullptr || size == nullptr) return EINVAL;
+    *size = attr->stack_size != 0 ? attr->stack_size : (g_rt != nullptr ? g_rt->cfg.stack_size : 0);
+    return 0;
+}
+WEFT_API int weft_attr_setdetachstate(weft_attr_t* attr, int state) {
+    if (attr == nullptr || (state != WEFT_CREATE_JOINABLE && state != WEFT_CREATE_DETACHED)) return EINVAL;
+    attr->detach_state = state;
+    return 0;
+}
+WEFT_API int weft_attr_getdetachstate(const weft_attr_t* attr, int* state) {
+    if (attr == nullptr || state == nullptr) return EINVAL;
+    *state = attr->detach_state;
+    return 0;
+}
+WEFT_API int weft_attr_setname(weft_attr_t* attr, const char* name) {
+    if (attr == nullptr) return EINVAL;
+    attr->name = name;
+    return 0;
+}
+
+WEFT_API int weft_thread_create(weft_thread_t* thread, const weft_attr_t* attr, void* (*fn)(void*), void* arg) {
+    if (thread == nullptr || fn == nullptr) return EINVAL;
+    if (attr != nullptr && ((attr->stack_size != 0 && attr->stack_size < WEFT_STACK_MIN) ||
+                            (attr->detach_state != WEFT_CREATE_JOINABLE && attr->detach_state != WEFT_CREATE_DETACHED)))
+        return EINVAL;
+    worker* w = ensure_runtime();
+    ult* u = nullptr;
+    if (int rc = create_ult(w, attr, fn, arg, 0, nullptr, &u); rc != 0) return rc;
+    *thread = to_handle(u);
+    launch_ult(w, u);
+    return 0;
+}
+
+WEFT_API int weft_thread_join(weft_thread_t thread, void** retval) {
+    if (thread == WEFT_THREAD_NULL) return ESRCH;
+    if (g_rt == nullptr) return ESRCH;
+    return join_ult(from_handle(thread), retval, nullptr, nullptr);
+}
+
+WEFT_API int weft_thread_create_inplace(weft_thread_t* thread, const weft_attr_t* attr, void* (*fn)(void*),
+                                        size_t storage_size, void** storage, void (*release)(void*)) {
+    if (thread == nullptr || fn == nullptr || storage == nullptr) return EINVAL;
+    if (attr != nullptr && ((attr->stack_size != 0 && attr->stack_size < WEFT_STACK_MIN) ||
+                            (attr->detach_state != WEFT_CREATE_JOINABLE && attr->detach_state != WEFT_CREATE_DETACHED)))
+        return EINVAL;
+    worker* w = ensure_runtime();
+    std::size_t stack = (attr != nullptr && attr->stack_size != 0) ? attr->stack_size : g_rt->cfg.stack_size;
+    if (storage_size > stack / 4) return EINVAL;
+    ult* u = nullptr;
+    void* extra = nullptr;
+    if (int rc = create_ult(w, attr, fn, nullptr, storage_size, &extra, &u); rc != 0) return rc;
+    u->arg = extra;
+    u->storage = extra;
+    u->storage_release = release;
+    *storage = extra;
+    *thread = to_handle(u);
+    return 0;
+}
+
+WEFT_API int weft_thread_start(weft_thread_t thread) {
+    if (thread == WEFT_THREAD_NULL) return ESRCH;
+    ult* u = from_handle(thread);
+    if (u->started || u->kind != ult_kind::regular) return EINVAL;
+    launch_ult(current_worker(), u);
+    return 0;
+}
+
+WEFT_API int weft_thread_join_inplace(weft_thread_t thread, void (*collect)(void*, void*), void* ctx) {
+    if (thread == WEFT_THREAD_NULL || g_rt == nullptr) return ESRCH;
+    return join_ult(from_handle(thread), nullptr, collect, ctx);
+}
+
+WEFT_API int weft_thread_detach(weft_thread_t thread) {
+    if (thread == WEFT_THREAD_NULL || g_rt == nullptr) return ESRCH;
+    ult* t = from_handle(thread);
+    if (t->kind != ult_kind::regular) return EINVAL;
+    spinlock_ref jl(t->join_lock);
+    jl.lock();
+    if (t->detached || t->join_claimed) {
+        jl.unlock();
+        return EINVAL;
+    }
+    t->detached = true;
+    bool done = t->finished;
+    jl.unlock();
+    if (done) release_ult(current_worker(), t);
+    return 0;
+}
+
+WEFT_API void weft_thread_exit(void* retval) {
+    worker* w = ensure_runtime();
+    if (w == nullptr) {
+        std::fprintf(stderr, "weft: weft_thread_exit called from a kernel thread that is not a weft thread\n");
+        std::abort();
+    }
+    end_thread(w->current, retval);
+}
+
+WEFT_API int weft_thread_yield(void) {
+    worker* w = current_worker();
+    if (w == nullptr) {
+        if (g_rt == nullptr) w = ensure_runtime();
+        if (w == nullptr) {
+            sched_yield();
+            return 0;
+        }
+    }
+    yield(w);
+    return 0;
+}
+
+WEFT_API weft_thread_t weft_thread_self(void) {
+    worker* w = ensure_runtime();
+    return w != nullptr ? to_handle(w->current) : WEFT_THREAD_NULL;
+}
+
+WEFT_API int weft_thread_equal(weft_thread_t a, weft_thread_t b) { return a == b ? 1 : 0; }
+
+WEFT_API uint64_t weft_thread_id(weft_thread_t thread) {
+    return thread == WEFT_THREAD_NULL ? 0 : from_handle(thread)->id;
+}
+
+WEFT_API int weft_thread_setname(weft_thread_t thread, const char* name) {
+    if (thread == WEFT_THREAD_NULL) return ESRCH;
+    if (name == nullptr) return EINVAL;
+    ult* t = from_handle(thread);
+    std::strncpy(t->name, name, sizeof t->name - 1);
+    t->name[sizeof t->name - 1] = '\0';
+    return 0;
+}
+
+WEFT_API int weft_thread_getname(weft_thread_t thread, char* buf, size_t len) {
+    if (thread == WEFT_THREAD_NULL) return ESRCH;
+    if (buf == nullptr || len == 0) return ERANGE;
+    const ult* t = from_handle(thread);
+    std::size_t n = std::strlen(t->name);
+    if (n >= len) n = len - 1;
+    std::memcpy(buf, t->name, n);
+    buf[n] = '\0';
+    return 0;
+}
+
+}  // extern "C"

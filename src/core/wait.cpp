@@ -1,0 +1,111 @@
+#include "core/wait.hpp"
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+
+#include "core/runtime.hpp"
+#include "core/timer.hpp"
+
+namespace weft::detail {
+
+std::int64_t monotonic_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+bool deadline_from_timespec(const timespec* ts, int clock, std::int64_t* out) {
+    if (ts == nullptr || ts->tv_nsec < 0 || ts->tv_nsec >= 1'000'000'000 || ts->tv_sec < 0) return false;
+    __int128 abs = __int128(ts->tv_sec) * 1'000'000'000 + ts->tv_nsec;
+    if (clock != CLOCK_MONOTONIC) {
+        // Convert once: later jumps of the realtime clock do not move the deadline.
+        timespec rt;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        __int128 now_rt = __int128(rt.tv_sec) * 1'000'000'000 + rt.tv_nsec;
+        abs = monotonic_ns() + (abs - now_rt);
+    }
+    if (abs > INT64_MAX / 2) abs = INT64_MAX / 2;  // "never", but still ordered
+    *out = abs < 0 ? 0 : static_cast<std::int64_t>(abs);
+    return true;
+}
+
+namespace {
+
+long futex(atomic<std::uint32_t>* word, int op, std::uint32_t val, const timespec* timeout) {
+    return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), op | FUTEX_PRIVATE_FLAG, val, timeout, nullptr,
+                   0);
+}
+
+// An external kernel thread waits on the record's futex word.
+int wait_external(wait_record* rec, std::uint32_t* lock, std::int64_t deadline_ns) {
+    spinlock_ref lk(*lock);
+    lk.unlock();
+    for (;;) {
+        if (rec->futex.load(memory_order_acquire) != 0) return rec->result;
+        timespec rel, *timeout = nullptr;
+        if (deadline_ns != 0) {
+            std::int64_t left = deadline_ns - monotonic_ns();
+            if (left <= 0) {
+                // Time is up: win the race against a waker, or let it finish.
+                lk.lock();
+                if (rec->linked) {
+                    rec->unlink(rec);
+                    rec->linked = false;
+                    lk.unlock();
+                    return ETIMEDOUT;
+                }
+                lk.unlock();
+                while (rec->futex.load(memory_order_acquire) == 0) futex(&rec->futex, FUTEX_WAIT, 0, nullptr);
+                return rec->result;
+            }
+            rel.tv_sec = left / 1'000'000'000;
+            rel.tv_nsec = left % 1'000'000'000;
+            timeout = &rel;
+        }
+        futex(&rec->futex, FUTEX_WAIT, 0, timeout);
+    }
+}
+
+}  // namespace
+
+int wait(wait_record* rec, std::uint32_t* lock, std::int64_t deadline_ns, const char* what, const void* object) {
+    worker* w = current_worker();
+    if (w == nullptr) return wait_external(rec, lock, deadline_ns);
+    ult* self = w->current;
+    rec->waiter = self;
+    self->wait_kind = what;
+    self->wait_object = object;
+    timer_entry timer;
+    if (deadline_ns != 0) {
+        timer.deadline = deadline_ns;
+        timer.rec = rec;
+        timer.lock = lock;
+        g_rt->timers->arm(&timer);
+    }
+    w = block(w, lock);
+    self->wait_kind = nullptr;
+    self->wait_object = nullptr;
+    if (deadline_ns != 0) g_rt->timers->cancel(&timer);
+    return rec->result;
+}
+
+void wake_from(worker* w, wait_record* rec) {
+    ult* t = rec->waiter;
+    if (t == nullptr) {
+        rec->futex.store(1, memory_order_release);
+        // rec may be gone now (the waiter saw the store); a wake on its old
+        // address is harmless, futex waiters tolerate spurious wake-ups.
+        futex(&rec->futex, FUTEX_WAKE, 1, nullptr);
+        return;
+    }
+    make_ready(w, t, ready_reason::woken);
+}
+
+void wake(wait_record* rec) { wake_from(current_worker(), rec); }
+
+}  // namespace weft::detail

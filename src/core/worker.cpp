@@ -1,0 +1,170 @@
+// weft::detail — a worker's idle ult: look for work, spin, park; and the wake side.
+// The protocol and its proof sketch are in runtime.hpp's essay.
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+
+#include "core/runtime.hpp"
+#include "core/timer.hpp"
+#include "core/tunables.hpp"
+#include "core/wait.hpp"
+
+namespace weft::detail {
+
+namespace {
+
+void futex_wait(atomic<std::uint32_t>* word, std::uint32_t expected, std::int64_t deadline_ns) {
+    timespec rel, *timeout = nullptr;
+    if (deadline_ns != INT64_MAX) {
+        std::int64_t left = deadline_ns - monotonic_ns();
+        if (left <= 0) return;
+        rel.tv_sec = left / 1'000'000'000;
+        rel.tv_nsec = left % 1'000'000'000;
+        timeout = &rel;
+    }
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAIT | FUTEX_PRIVATE_FLAG, expected, timeout,
+            nullptr, 0);
+}
+
+void futex_wake(atomic<std::uint32_t>* word) {
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, nullptr, nullptr,
+            0);
+}
+
+bool may_have_work(runtime* rt, worker* w) {
+    if (w->inbox_nonempty.load(memory_order_relaxed) || rt->inject_nonempty.load(memory_order_relaxed)) return true;
+    if (rt->timers->pending() && rt->timers->next_deadline() <= monotonic_ns()) return true;
+    if (rt->policy->has_work != nullptr) return rt->policy->has_work(rt->policy_state, w->index);
+    return true;  // no hint: let pick decide
+}
+
+// Removes w from the parked set if it is still there (it found work itself).
+void unpark_self(runtime* rt, worker* w) {
+    lock_guard<spinlock> g(rt->park_lock);
+    if (w->parked) {
+        w->parked = false;
+        rt->parked.erase(std::find(rt->parked.begin(), rt->parked.end(), w));
+        rt->sleepers.fetch_sub(1, memory_order_relaxed);
+    }
+}
+
+std::uint64_t total_switches(runtime* rt) {
+    std::uint64_t s = 0;
+    for (auto& w : rt->workers) s += w->switches.load(memory_order_relaxed);
+    return s;
+}
+
+// Parks w until woken, or until `deadline` (monotonic ns; INT64_MAX = none).
+// Returns the ult found on the final look, if any.
+ult* park(runtime* rt, worker* w) {
+    {
+        lock_guard<spinlock> g(rt->park_lock);
+        w->wake_word.store(0, memory_order_relaxed);
+        w->parked = true;
+        rt->parked.push_back(w);
+        rt->sleepers.fetch_add(1, memory_order_seq_cst);
+    }
+    // Pairs with the fence in notify_work (store-buffering: with a seq_cst fence
+    // on both sides, one of us must see the other's write).
+    fence_seq_cst();
+    // Step 2 of the protocol: look once more after announcing ourselves.
+    if (ult* t = pick(w)) {
+        unpark_self(rt, w);
+        return t;
+    }
+    if (rt->stopping.load(memory_order_acquire)) {
+        unpark_self(rt, w);
+        return nullptr;
+    }
+    std::int64_t deadline = rt->timers->next_deadline();
+    // The last worker to go to sleep with no timer armed may be looking at a
+    // deadlock: sleep for the grace period instead, then check.
+    bool last = rt->deadlock_detection && deadline == INT64_MAX &&
+                rt->sleepers.load(memory_order_relaxed) == rt->nworkers;
+    std::uint64_t switches_before = last ? total_switches(rt) : 0;
+    if (last) deadline = monotonic_ns() + tun::deadlock_grace_ns;
+
+    w->parks.fetch_add(1, memory_order_relaxed);
+    while (w->wake_word.load(memory_order_acquire) == 0) {
+        futex_wait(&w->wake_word, 0, deadline);
+        if (deadline != INT64_MAX && monotonic_ns() >= deadline) break;
+    }
+    if (last && w->wake_word.load(memory_order_acquire) == 0 &&
+        rt->sleepers.load(memory_order_relaxed) == rt->nworkers && total_switches(rt) == switches_before &&
+        !rt->timers->pending() && !rt->stopping.load(memory_order_acquire) && all_blocked_without_timers()) {
+        report_deadlock();
+    }
+    unpark_self(rt, w);
+    return nullptr;
+}
+
+}  // namespace
+
+void wake_worker(worker* target) {
+    runtime* rt = g_rt;
+    {
+        lock_guard<spinlock> g(rt->park_lock);
+        if (!target->parked) return;  // running or spinning: it will look at its inbox
+        target->parked = false;
+        rt->parked.erase(std::find(rt->parked.begin(), rt->parked.end(), target));
+        rt->sleepers.fetch_sub(1, memory_order_relaxed);
+    }
+    target->wake_word.store(1, memory_order_release);
+    futex_wake(&target->wake_word);
+    rt->wakeups.fetch_add(1, memory_order_relaxed);
+}
+
+void notify_work() {
+    runtime* rt = g_rt;
+    fence_seq_cst();
+    if (rt->sleepers.load(memory_order_relaxed) == 0) return;
+    worker* target = nullptr;
+    {
+        lock_guard<spinlock> g(rt->park_lock);
+        if (rt->parked.empty()) return;
+        target = rt->parked.back();
+        rt->parked.pop_back();
+        target->parked = false;
+        rt->sleepers.fetch_sub(1, memory_order_relaxed);
+    }
+    target->wake_word.store(1, memory_order_release);
+    futex_wake(&target->wake_word);
+    rt->wakeups.fetch_add(1, memory_order_relaxed);
+}
+
+// The body of every worker's idle ult. Runs until the runtime stops.
+void worker_idle_loop(worker* w) {
+    runtime* rt = g_rt;
+    for (;;) {
+        std::int64_t idle_start = monotonic_ns();
+        w->idle_now.store(true, memory_order_relaxed);
+        ult* next = nullptr;
+        int spins = 0, yields = 0;
+        while (next == nullptr) {
+            if (rt->stopping.load(memory_order_acquire)) {
+                w->idle_ns.fetch_add(static_cast<std::uint64_t>(monotonic_ns() - idle_start), memory_order_relaxed);
+                return;
+            }
+            if (may_have_work(rt, w) && (next = pick(w)) != nullptr) break;
+            if (spins < tun::idle_spins) {
+                ++spins;
+                cpu_relax();
+            } else if (yields < tun::idle_yields) {
+                ++yields;
+                sched_yield();
+            } else {
+                next = park(rt, w);
+                spins = yields = 0;
+            }
+        }
+        w->idle_now.store(false, memory_order_relaxed);
+        w->idle_ns.fetch_add(static_cast<std::uint64_t>(monotonic_ns() - idle_start), memory_order_relaxed);
+        switch_to(w, w->idle, next);
+    }
+}
+
+}  // namespace weft::detail

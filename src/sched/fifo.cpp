@@ -1,0 +1,31 @@
+// fifo — one global FIFO queue; a forked child is queued and the parent goes
+// on. The breadth-first baseline of seed 000 (the Solaris Pthreads scheduler):
+// on a fork tree it creates threads much faster than it retires them, which is
+// the memory blow-up the space-efficient scheduler (dfs) exists to prevent.
+#include "sched/global_queue.hpp"
+#include "sched/policy.hpp"
+
+namespace weft::detail {
+namespace {
+
+global_queue& q(void* self) { return *static_cast<global_queue*>(self); }
+
+const sched_policy_def fifo_policy = {
+    "fifo",
+    "one global FIFO queue; the parent continues after a fork (breadth-first)",
+    [](int) -> void* { return new global_queue; },
+    [](void* self) { delete static_cast<global_queue*>(self); },
+    [](void* self, int, ult*, ult* child) {
+        q(self).push_back(child);
+        return false;
+    },
+    [](void* self, int, ult* t, ready_reason) { q(self).push_back(t); },
+    [](void* self, int) { return q(self).pop_front(); },
+    [](void* self, int) { return q(self).maybe_nonempty(); },
+    nullptr,
+    nullptr,
+};
+
+}  // namespace
+WEFT_REGISTER_POLICY(fifo_policy);
+}  // namespace weft::detail

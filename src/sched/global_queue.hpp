@@ -1,0 +1,55 @@
+// weft::detail — one lock-protected list of ready ults shared by all workers:
+// the structure of the fifo and lifo policies (seed 000's Solaris baselines).
+//
+// Memory ordering: the spinlock orders all list accesses; `size_` is also read
+// without the lock by idle workers (has_work), where a stale value only delays
+// or repeats a look, never loses work (the parking protocol re-checks).
+#pragma once
+
+#include "core/ult.hpp"
+#include "sync/primitives.hpp"
+
+namespace weft::detail {
+
+class alignas(64) global_queue {
+public:
+    void push_back(ult* t) {
+        lock_guard<spinlock> g(lock_);
+        t->q_next = nullptr;
+        t->q_prev = tail_;
+        if (tail_ != nullptr) tail_->q_next = t;
+        else head_ = t;
+        tail_ = t;
+        size_.store(size_.load(memory_order_relaxed) + 1, memory_order_relaxed);
+    }
+    void push_front(ult* t) {
+        lock_guard<spinlock> g(lock_);
+        t->q_prev = nullptr;
+        t->q_next = head_;
+        if (head_ != nullptr) head_->q_prev = t;
+        else tail_ = t;
+        head_ = t;
+        size_.store(size_.load(memory_order_relaxed) + 1, memory_order_relaxed);
+    }
+    ult* pop_front() {
+        if (size_.load(memory_order_relaxed) == 0) return nullptr;
+        lock_guard<spinlock> g(lock_);
+        ult* t = head_;
+        if (t == nullptr) return nullptr;
+        head_ = t->q_next;
+        if (head_ != nullptr) head_->q_prev = nullptr;
+        else tail_ = nullptr;
+        t->q_next = t->q_prev = nullptr;
+        size_.store(size_.load(memory_order_relaxed) - 1, memory_order_relaxed);
+        return t;
+    }
+    bool maybe_nonempty() const { return size_.load(memory_order_relaxed) != 0; }
+
+private:
+    spinlock lock_;
+    ult* head_ = nullptr;
+    ult* tail_ = nullptr;
+    atomic<std::size_t> size_{0};
+};
+
+}  // namespace weft::detail

@@ -1,0 +1,36 @@
+// lifo — one global LIFO stack; a forked child is pushed and the parent goes
+// on. On one worker it runs a fork tree close to depth-first (the most recent
+// fork runs next), keeping few threads live, but it gives no space guarantee
+// with several workers and no order between siblings (seed 000, Figure 1).
+// A yielding thread goes to the bottom of the stack: at the top it would be
+// picked again at once and yield would never let anything else run.
+#include "sched/global_queue.hpp"
+#include "sched/policy.hpp"
+
+namespace weft::detail {
+namespace {
+
+global_queue& q(void* self) { return *static_cast<global_queue*>(self); }
+
+const sched_policy_def lifo_policy = {
+    "lifo",
+    "one global LIFO stack; the parent continues after a fork",
+    [](int) -> void* { return new global_queue; },
+    [](void* self) { delete static_cast<global_queue*>(self); },
+    [](void* self, int, ult*, ult* child) {
+        q(self).push_front(child);
+        return false;
+    },
+    [](void* self, int, ult* t, ready_reason why) {
+        if (why == ready_reason::yielded) q(self).push_back(t);
+        else q(self).push_front(t);
+    },
+    [](void* self, int) { return q(self).pop_front(); },
+    [](void* self, int) { return q(self).maybe_nonempty(); },
+    nullptr,
+    nullptr,
+};
+
+}  // namespace
+WEFT_REGISTER_POLICY(lifo_policy);
+}  // namespace weft::detail

@@ -1,0 +1,102 @@
+// weft_sem_t: counting semaphore. A post with waiters hands its unit straight
+// to the oldest waiter (the value stays 0), so waiters are served FIFO.
+#include <cerrno>
+
+#include "core/runtime.hpp"
+#include "sync/wait_list.hpp"
+
+namespace weft::detail {
+namespace {
+
+void unlink_waiter(wait_record* rec) {
+    auto* s = static_cast<weft_sem_t*>(rec->queue);
+    wait_list(s->head_, s->tail_).remove(rec);
+}
+
+int sem_wait(weft_sem_t* s, std::int64_t deadline_ns) {
+    ensure_runtime();
+    spinlock_ref lk(s->lock_);
+    lk.lock();
+    if (s->value_ > 0) {
+        --s->value_;
+        lk.unlock();
+        return 0;
+    }
+    if (deadline_ns != 0 && deadline_ns <= monotonic_ns()) {
+        lk.unlock();
+        return ETIMEDOUT;
+    }
+    wait_record rec;
+    wait_list(s->head_, s->tail_).push_back(&rec, s, &unlink_waiter);
+    return wait(&rec, &s->lock_, deadline_ns, "weft_sem_wait", s);
+}
+
+}  // namespace
+}  // namespace weft::detail
+
+using namespace weft::detail;
+
+extern "C" {
+
+WEFT_API int weft_sem_init(weft_sem_t* s, unsigned int value) {
+    if (s == nullptr || value > WEFT_SEM_VALUE_MAX) return EINVAL;
+    *s = weft_sem_t{0, value, nullptr, nullptr, 0};
+    return 0;
+}
+
+WEFT_API int weft_sem_destroy(weft_sem_t* s) {
+    if (s == nullptr) return EINVAL;
+    spinlock_ref lk(s->lock_);
+    lk.lock();
+    bool busy = s->head_ != nullptr;
+    lk.unlock();
+    return busy ? EBUSY : 0;
+}
+
+WEFT_API int weft_sem_wait(weft_sem_t* s) { return s == nullptr ? EINVAL : sem_wait(s, 0); }
+
+WEFT_API int weft_sem_trywait(weft_sem_t* s) {
+    if (s == nullptr) return EINVAL;
+    spinlock_ref lk(s->lock_);
+    lk.lock();
+    int rc = EAGAIN;
+    if (s->value_ > 0) {
+        --s->value_;
+        rc = 0;
+    }
+    lk.unlock();
+    return rc;
+}
+
+WEFT_API int weft_sem_timedwait(weft_sem_t* s, const struct timespec* abstime) {
+    if (s == nullptr) return EINVAL;
+    std::int64_t deadline = 0;
+    if (!deadline_from_timespec(abstime, CLOCK_REALTIME, &deadline)) return EINVAL;
+    if (deadline == 0) deadline = 1;
+    return sem_wait(s, deadline);
+}
+
+WEFT_API int weft_sem_post(weft_sem_t* s) {
+    if (s == nullptr) return EINVAL;
+    spinlock_ref lk(s->lock_);
+    lk.lock();
+    wait_record* rec = wait_list(s->head_, s->tail_).pop_front();
+    if (rec == nullptr) {
+        if (s->value_ >= WEFT_SEM_VALUE_MAX) {
+            lk.unlock();
+            return EOVERFLOW;
+        }
+        ++s->value_;
+    }
+    lk.unlock();
+    if (rec != nullptr) wake(rec);
+    return 0;
+}
+
+WEFT_API int weft_sem_getvalue(weft_sem_t* s, int* value) {
+    if (s == nullptr || value == nullptr) return EINVAL;
+    *value = static_cast<int>(atomic_ref<std::uint32_t>(s->value_).load(memory_order_relaxed));
+    return 0;
+}
+
+}  // extern "C"

@@ -1,0 +1,41 @@
+// weft_sleep_ns: a timed wait that nothing but its timer ends.
+#include <time.h>
+
+#include <cerrno>
+
+#include "core/runtime.hpp"
+#include "sync/wait_list.hpp"
+
+using namespace weft::detail;
+
+extern "C" {
+
+WEFT_API int weft_sleep_ns(uint64_t ns) {
+    worker* w = ensure_runtime();
+    if (w == nullptr) {
+        timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+        }
+        return 0;
+    }
+    if (ns == 0) {
+        weft_thread_yield();
+        return 0;
+    }
+    std::uint32_t lock = 0;
+    spinlock_ref(lock).lock();
+    wait_record rec;
+    rec.linked = true;
+    rec.unlink = [](wait_record*) {};
+    std::int64_t deadline = monotonic_ns() + static_cast<std::int64_t>(ns > INT64_MAX / 4 ? INT64_MAX / 4 : ns);
+    wait(&rec, &lock, deadline, "weft_sleep", nullptr);
+    return 0;
+}
+
+WEFT_API int weft_nanosleep(const struct timespec* req, struct timespec* rem) {
+    if (req == nullptr || req->tv_nsec < 0 || req->tv_nsec >= 1'000'000'000 || req->tv_sec < 0) return EINVAL;
+    if (rem != nullptr) *rem = timespec{0, 0};
+    return weft_sleep_ns(static_cast<uint64_t>(req->tv_sec) * 1'000'000'000 + static_cast<uint64_t>(req->tv_nsec));
+}
+
+}  // extern "C"
