@@ -2,11 +2,18 @@
 //
 // The last worker to park, with no timer armed, sleeps for a grace period
 // (tunables.hpp) instead of forever. If on waking no worker has switched in the
-// meantime, every worker is still parked, no timer is armed, and every live ult
-// is blocked in a weft primitive, nothing inside the process can ever wake any
-// of them: the program is deadlocked. We print who waits on what and abort,
-// rather than hang. (A kernel thread outside weft could still post a semaphore;
-// programs that rely on that after a long quiet spell set WEFT_DEADLOCK=off.)
+// meantime, every worker is still parked, and no timer is armed, then no ult is
+// running and none is ready: every live ult is blocked in a weft primitive and
+// nothing inside the process can wake any of them. We print who waits on what
+// and abort rather than hang. (A kernel thread outside weft could still post a
+// semaphore; programs that rely on that after a quiet spell set
+// WEFT_DEADLOCK=off.)
+//
+// Finding the ults costs nothing while the program runs: there is no registry
+// to update on create and exit. Like Go's allgs, we rely on control blocks
+// being recycled with their stacks: the report walks every stack the pool has
+// carved and reads the control block at its top, which carries a magic word
+// and a pointer to its own stack while the ult is alive.
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -16,41 +23,38 @@
 
 namespace weft::detail {
 
-bool all_blocked_without_timers() {
-    runtime* rt = g_rt;
-    bool any = false;
-    for (auto& w : rt->workers) {
-        lock_guard<spinlock> g(w->reg_lock);
-        for (ult* u = w->reg_head; u != nullptr; u = u->reg_next) {
-            if (u->wait_kind == nullptr) return false;
-            any = true;
-        }
+namespace {
+
+void describe(const ult* u) {
+    std::fprintf(stderr, "  thread %" PRIu64 " (%s) waits in %s", u->id, u->name[0] ? u->name : "unnamed",
+                 u->wait_kind != nullptr ? u->wait_kind : "(not blocked: running or ready)");
+    if (u->wait_object != nullptr) std::fprintf(stderr, " on %p", u->wait_object);
+    if (u->wait_kind != nullptr && std::strncmp(u->wait_kind, "weft_mutex", 10) == 0 && u->wait_object != nullptr) {
+        const auto* m = static_cast<const weft_mutex_t*>(u->wait_object);
+        const auto* owner = static_cast<const ult*>(m->owner_);
+        if (owner != nullptr) std::fprintf(stderr, ", held by thread %" PRIu64, owner->id);
+    } else if (u->wait_kind != nullptr && std::strcmp(u->wait_kind, "weft_thread_join") == 0) {
+        std::fprintf(stderr, " (thread %" PRIu64 ")", static_cast<const ult*>(u->wait_object)->id);
     }
-    return any;
+    std::fputc('\n', stderr);
 }
+
+}  // namespace
 
 void report_deadlock() {
     runtime* rt = g_rt;
     std::fprintf(stderr,
-                 "weft: deadlock: every weft thread is blocked and no timer is pending; %" PRIu64
+                 "weft: deadlock: every weft thread is blocked and no timer is pending; %" PRId64
                  " thread(s) wait:\n",
-                 rt->live.load(memory_order_relaxed));
-    for (auto& w : rt->workers) {
-        lock_guard<spinlock> g(w->reg_lock);
-        for (ult* u = w->reg_head; u != nullptr; u = u->reg_next) {
-            std::fprintf(stderr, "  thread %" PRIu64 " (%s) waits in %s", u->id, u->name[0] ? u->name : "unnamed",
-                         u->wait_kind);
-            if (u->wait_object != nullptr) std::fprintf(stderr, " on %p", u->wait_object);
-            if (std::strncmp(u->wait_kind, "weft_mutex", 10) == 0 && u->wait_object != nullptr) {
-                auto* owner = static_cast<ult*>(static_cast<const weft_mutex_t*>(u->wait_object)->owner_);
-                if (owner != nullptr) std::fprintf(stderr, " held by thread %" PRIu64 " (%s)", owner->id, owner->name[0] ? owner->name : "unnamed");
-            } else if (std::strcmp(u->wait_kind, "weft_thread_join") == 0 && u->wait_object != nullptr) {
-                auto* target = static_cast<const ult*>(u->wait_object);
-                std::fprintf(stderr, " (thread %" PRIu64 ")", target->id);
-            }
-            std::fputc('\n', stderr);
-        }
-    }
+                 live_ults(rt));
+    if (rt->main->magic == ult_magic_live) describe(rt->main);
+    rt->stacks->for_each_stack(
+        [](const arch::stack& s, void*) {
+            auto top = reinterpret_cast<std::uintptr_t>(s.hi());
+            const auto* u = reinterpret_cast<const ult*>((top - sizeof(ult)) & ~std::uintptr_t(63));
+            if (u->magic == ult_magic_live && u->stack.lo == s.lo && u->kind == ult_kind::regular) describe(u);
+        },
+        nullptr);
     std::fprintf(stderr, "weft: aborting (set WEFT_DEADLOCK=off to wait forever instead)\n");
     std::fflush(stderr);
     std::abort();

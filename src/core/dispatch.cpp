@@ -9,7 +9,10 @@
 #include "arch/context.hpp"
 #include "arch/fiber_sanitizer.hpp"
 #include "core/runtime.hpp"
+#include "core/spawn.hpp"
 #include "core/timer.hpp"
+#include "core/wait.hpp"
+#include "sync/asymmetric_fence.hpp"
 
 namespace weft::detail {
 
@@ -18,9 +21,21 @@ thread_local worker* tls_worker = nullptr;
 
 // The two words of libstdc++'s/libc++abi's per-thread __cxa_eh_globals.
 constexpr std::size_t eh_bytes = 2 * sizeof(void*);
+
+// True if w has work outside the policy: pinned ults, external wake-ups, timers.
+bool side_work(runtime* rt, worker* w) {
+    return w->inbox_nonempty.load(memory_order_relaxed) || rt->inject_nonempty.load(memory_order_relaxed) ||
+           rt->timers->pending();
+}
 }  // namespace
 
 worker* current_worker() { return tls_worker; }
+
+ult* current_ult() {
+    worker* w = tls_worker;
+    return w != nullptr ? w->current : nullptr;
+}
+
 void set_current_worker(worker* w) {
     tls_worker = w;
     if (w != nullptr) w->eh_globals = abi::__cxa_get_globals();
@@ -46,7 +61,6 @@ ult* pick(worker* w) {
     if (rt->inject_nonempty.load(memory_order_acquire)) {
         lock_guard<spinlock> g(rt->inject_lock);
         ult* t = rt->inject_head;
-        // A pinned ult never enters the inject queue (it goes to its inbox).
         if (t != nullptr) {
             rt->inject_head = t->q_next;
             if (rt->inject_head == nullptr) {
@@ -64,35 +78,43 @@ ult* pick(worker* w) {
 // Switches from `from` (the current ult of w) to `to`. On return the caller is
 // running again, possibly on another worker: w is updated.
 void switch_to(worker*& w, ult* from, ult* to) {
+    // `to` may have been readied while its last worker was still switching
+    // away from it: wait until its context is saved (a few instructions).
+    while (to->suspended.load(memory_order_acquire) == 0) cpu_relax();
+    to->suspended.store(0, memory_order_relaxed);
     w->current = to;
+    w->prev = from;
     w->switches.store(w->switches.load(memory_order_relaxed) + 1, memory_order_relaxed);
     // C++ exception state is per kernel thread; carry it with the ult.
     std::memcpy(from->eh_state, w->eh_globals, eh_bytes);
     std::memcpy(w->eh_globals, to->eh_state, eh_bytes);
     arch::san_before_switch(&from->san, &to->san, w->pending == post_switch::finish_prev);
+    if (from->stack.guard == arch::guard_kind::canary && !arch::stack_canary_intact(from->stack))
+        report_canary_overflow(from);
     void* arg = arch::switch_context(&from->ctx, &to->ctx, w);
     w = static_cast<worker*>(arg);
     arch::san_after_switch(&from->san);
     run_post_switch(w);
 }
 
+// Runs on the new ult right after a switch, on the switching worker.
 void run_post_switch(worker* w) {
+    ult* prev = w->prev;
     switch (w->pending) {
     case post_switch::none:
-        return;
-    case post_switch::ready_prev:
-        w->pending = post_switch::none;
-        make_ready(w, w->pending_ult, w->pending_why);
-        return;
+        break;
     case post_switch::unlock:
         w->pending = post_switch::none;
+        prev->suspended.store(1, memory_order_release);
         atomic_ref<std::uint32_t>(*w->pending_lock).store(0, memory_order_release);
         return;
     case post_switch::finish_prev:
         w->pending = post_switch::none;
-        finish(w, w->pending_ult);
+        finish(w, prev);
         return;
     }
+    // Release: whoever picks prev next (maybe already waiting) sees its context.
+    prev->suspended.store(1, memory_order_release);
 }
 
 void make_ready(worker* w, ult* t, ready_reason why) {
@@ -127,12 +149,19 @@ void make_ready(worker* w, ult* t, ready_reason why) {
 }
 
 worker* yield(worker* w) {
+    runtime* rt = g_rt;
     ult* self = w->current;
-    ult* next = pick(w);
-    if (next == nullptr) return w;
-    w->pending = post_switch::ready_prev;
-    w->pending_ult = self;
-    w->pending_why = ready_reason::yielded;
+    ult* next;
+    if (rt->policy->yield_swap != nullptr && !side_work(rt, w) && self->pinned_worker < 0) {
+        // One queue operation: queue self and take the next (maybe self again).
+        next = rt->policy->yield_swap(rt->policy_state, w->index, self);
+        if (next == self) return w;
+        if (rt->nworkers > 1) notify_work();
+    } else {
+        next = pick(w);
+        if (next == nullptr) return w;
+        make_ready(w, self, ready_reason::yielded);
+    }
     switch_to(w, self, next);
     return w;
 }
@@ -141,9 +170,7 @@ worker* migrate(worker* w) {
     ult* self = w->current;
     ult* next = pick(w);
     if (next == nullptr) next = w->idle;
-    w->pending = post_switch::ready_prev;
-    w->pending_ult = self;
-    w->pending_why = ready_reason::yielded;
+    make_ready(w, self, ready_reason::yielded);  // pinned: goes to its worker's inbox
     switch_to(w, self, next);
     return w;
 }
@@ -153,9 +180,16 @@ worker* block(worker* w, std::uint32_t* lock) {
     runtime* rt = g_rt;
     if (rt->policy->on_block != nullptr) rt->policy->on_block(rt->policy_state, w->index, self);
     ult* next = pick(w);
+    if (next == self) {
+        // Woken before it could block (lock-free wake-ups such as join).
+        if (lock != nullptr) atomic_ref<std::uint32_t>(*lock).store(0, memory_order_release);
+        return w;
+    }
     if (next == nullptr) next = w->idle;
-    w->pending = post_switch::unlock;
-    w->pending_lock = lock;
+    if (lock != nullptr) {
+        w->pending = post_switch::unlock;
+        w->pending_lock = lock;
+    }
     switch_to(w, self, next);
     return w;
 }
@@ -164,10 +198,18 @@ void exit_current(worker* w) {
     ult* self = w->current;
     runtime* rt = g_rt;
     if (rt->policy->on_exit != nullptr) rt->policy->on_exit(rt->policy_state, w->index, self);
+    wait_record* joiner = leave(w, self);
     ult* next = pick(w);
+    if (joiner != nullptr) {
+        ult* j = joiner->waiter;
+        // With nothing else to run here, switch straight to the joiner: one
+        // switch instead of two (via the idle ult), and no policy order is
+        // bypassed since the joiner would be the only ready ult.
+        if (next == nullptr && j != nullptr && (j->pinned_worker < 0 || j->pinned_worker == w->index)) next = j;
+        else wake_from(w, joiner);
+    }
     if (next == nullptr) next = w->idle;
     w->pending = post_switch::finish_prev;
-    w->pending_ult = self;
     switch_to(w, self, next);
     __builtin_unreachable();
 }
@@ -175,11 +217,10 @@ void exit_current(worker* w) {
 worker* start(worker* w, ult* child) {
     runtime* rt = g_rt;
     ult* self = w->current;
-    // The idle ult never spawns; pinned parents stay where they are.
     if (rt->policy->spawn(rt->policy_state, w->index, self, child)) {
-        w->pending = post_switch::ready_prev;
-        w->pending_ult = self;
-        w->pending_why = ready_reason::preempted_by_child;
+        // Child first: the parent is queued now (see ult::suspended) and runs
+        // when the policy says.
+        make_ready(w, self, ready_reason::preempted_by_child);
         switch_to(w, self, child);
         return w;
     }

@@ -17,6 +17,7 @@
 #include "core/tunables.hpp"
 #include "core/spawn.hpp"
 #include "core/wait.hpp"
+#include "sync/asymmetric_fence.hpp"
 
 namespace weft::detail {
 
@@ -59,6 +60,7 @@ ult* new_heap_ult(ult_kind kind) {
     ult* u = new ult;
     u->kind = kind;
     u->own_stack = true;
+    u->suspended.store(0, memory_order_relaxed);  // a flow that is running now
     return u;
 }
 
@@ -98,6 +100,7 @@ int start_runtime(const weft_config_t* cfg) {
     rt->cfg = s;
     if (const char* e = std::getenv("WEFT_DEADLOCK"); e != nullptr && std::strcmp(e, "off") == 0)
         rt->deadlock_detection = false;
+    init_asymmetric_fence();
     rt->policy = find_policy(s.sched.c_str());
     rt->policy_state = rt->policy->create(s.workers);
     rt->nworkers = s.workers;
@@ -120,14 +123,9 @@ int start_runtime(const weft_config_t* cfg) {
     std::strcpy(main->name, "main");
     arch::san_fiber_init_current(&main->san);
     rt->main = main;
-    rt->live.store(1, memory_order_relaxed);
-    rt->max_live.store(1, memory_order_relaxed);
-    rt->id_blocks.store(1, memory_order_relaxed);  // ids start at 2 (1 is main)
-    {
-        lock_guard<spinlock> g(w0->reg_lock);
-        main->reg_list = 0;
-        w0->reg_head = main;
-    }
+    w0->live_delta.store(1, memory_order_relaxed);
+    w0->max_live_seen.store(1, memory_order_relaxed);
+    rt->id_blocks.store(1, memory_order_relaxed);  // ids from 1024 on (1 is main)
     // Worker 0's idle ult needs a stack: the kernel thread's own belongs to main.
     ult* idle0 = w0->idle;
     if (int rc = rt->stacks->acquire(tun::idle_stack_size, nullptr, &idle0->stack); rc != 0) {
@@ -138,6 +136,7 @@ int start_runtime(const weft_config_t* cfg) {
         return rc;
     }
     arch::make_context(&idle0->ctx, idle0->stack.lo, idle0->stack.size, &idle_entry);
+    idle0->suspended.store(1, memory_order_relaxed);  // a fresh context, not yet run
     arch::san_fiber_create(&idle0->san, idle0->stack.lo, idle0->stack.size);
 
     g_rt = rt;

@@ -11,15 +11,23 @@
 // resumes on the worker right after the switch (after_switch). When a worker has
 // nothing to run it switches to its idle ult, which spins briefly, then parks.
 //
+// A ult may be made ready before its worker has finished switching away from it
+// (yield and spawn queue the old ult first, then switch): the worker that picks
+// it waits for ult::suspended, set right after the switch. So readying needs no
+// post-switch step, and a yield costs one queue operation.
+//
 // Parking protocol (no lost wake-ups; rayon's sleep module is the model):
 //   Sleeper: 1. register in `parked` and increment `sleepers` (seq_cst RMW)
-//            2. look for work once more (inbox, inject queue, policy, timers)
+//            2. heavy_fence(), then look for work once more (inbox, inject
+//               queue, policy, timers)
 //            3. if none, futex-wait on its own wake word until a waker sets it.
 //   Waker:   1. publish the work (policy ready / inject queue)
-//            2. fence(seq_cst); if `sleepers` > 0, pop a parked worker, set its
+//            2. light_fence(); if `sleepers` > 0, pop a parked worker, set its
 //               wake word, futex-wake it.
-//   Either the sleeper's step 2 sees the work, or the waker's step 2 sees the
-//   sleeper: the two seq_cst operations cannot both miss each other.
+//   Store-buffering with a full fence on both sides: either the sleeper's step 2
+//   sees the work, or the waker's step 2 sees the sleeper. The waker's fence is
+//   free (a compiler barrier) because the sleeper's is membarrier(), which
+//   fences every running thread of the process (sync/asymmetric_fence.hpp).
 //
 // Rejected: a scheduler context per worker (two switches per hand-off); one
 // condition variable for all sleepers (wakes the wrong worker for pinned ults).
@@ -43,9 +51,8 @@ class timer_heap;
 
 enum class post_switch : std::uint8_t {
     none,
-    ready_prev,   // make pending_ult ready (why = pending_why)
-    unlock,       // release the spinlock word pending_lock
-    finish_prev,  // pending_ult has exited: publish its end, recycle it
+    unlock,       // release the spinlock word pending_lock (the old ult blocked)
+    finish_prev,  // the old ult has exited: publish its end, recycle it
 };
 
 struct alignas(64) worker {
@@ -53,9 +60,8 @@ struct alignas(64) worker {
     ult* current = nullptr;
     ult* idle = nullptr;
     post_switch pending = post_switch::none;
-    ready_reason pending_why = ready_reason::woken;
-    ult* pending_ult = nullptr;
     std::uint32_t* pending_lock = nullptr;
+    ult* prev = nullptr;               // the ult switched away from (post-switch)
     void* eh_globals = nullptr;        // this kernel thread's __cxa_eh_globals
     arch::stack_cache stacks;
     std::uint64_t id_next = 0;         // ids handed out in blocks, no shared counter
@@ -67,6 +73,10 @@ struct alignas(64) worker {
     atomic<std::uint64_t> created{0};
     atomic<std::uint64_t> parks{0};
     atomic<std::uint64_t> idle_ns{0};
+    // Live ults: +1 for each created here, -1 for each that ended here. Only the
+    // owner writes (no locked instruction); the sum over workers is the count.
+    atomic<std::int64_t> live_delta{0};
+    atomic<std::uint64_t> max_live_seen{0};  // highest sum sampled at a creation here
     atomic<std::int64_t> started_ns{0};  // stats epoch (reset by weft_stats_reset)
 
     // --- Touched by others ---------------------------------------------------
@@ -77,8 +87,6 @@ struct alignas(64) worker {
     ult* inbox_head = nullptr;
     ult* inbox_tail = nullptr;
     atomic<bool> inbox_nonempty{false};
-    spinlock reg_lock;                                // registry of ults created here
-    ult* reg_head = nullptr;
 
     pthread_t kthread{};
     bool has_kthread = false;
@@ -95,11 +103,11 @@ struct runtime {
     ult* main = nullptr;
     bool deadlock_detection = true;
 
-    alignas(64) atomic<std::uint64_t> live{0};
-    atomic<std::uint64_t> max_live{0};
+    alignas(64) atomic<std::int64_t> external_live{0};   // ults created by external kernel threads
+    atomic<std::uint64_t> external_created{0};
+    atomic<std::uint64_t> max_live_base{0};             // max live as of the last stats reset
     atomic<std::uint64_t> id_blocks{0};
     atomic<std::uint64_t> wakeups{0};
-    atomic<std::uint64_t> external_created{0};  // ults created by external kernel threads
 
     // Parking.
     alignas(64) atomic<int> sleepers{0};
@@ -113,8 +121,10 @@ struct runtime {
     ult* inject_tail = nullptr;
     atomic<bool> inject_nonempty{false};
 
-    // weft_finalize waits on finalize_rec (guarded by finalize_lock) until the
-    // last ult but main has ended.
+    // Main (weft_finalize, or main's weft_thread_exit) waits on finalize_rec,
+    // guarded by finalize_lock, until it is the last ult. finalize_waiting tells
+    // ending ults to check (asymmetric-fence handshake, see thread.cpp).
+    atomic<bool> finalize_waiting{false};
     std::uint32_t finalize_lock = 0;
     struct wait_record* finalize_rec = nullptr;
 };
@@ -155,10 +165,10 @@ void worker_idle_loop(worker* w);
 // Ult lifetime (src/core/thread.cpp).
 void finish(worker* w, ult* u);
 void release_ult(worker* w, ult* u);
+// Live ults now (sum of the per-worker deltas; exact when no worker runs).
+std::int64_t live_ults(runtime* rt);
 
-// Deadlock detection (src/core/deadlock.cpp): called by the last worker to go
-// idle; returns only if there is no deadlock.
-bool all_blocked_without_timers();
+// Deadlock detection (src/core/deadlock.cpp), by the last worker to go idle.
 [[noreturn]] void report_deadlock();
 
 }  // namespace weft::detail

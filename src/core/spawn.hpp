@@ -21,8 +21,12 @@ void launch_ult(worker* w, ult* u);
 // Joins t: waits for it to end, collects its result (retval, and collect(storage,
 // ctx) if given), recycles it.
 [[nodiscard]] int join_ult(ult* t, void** retval, void (*collect)(void*, void*), void* ctx);
+// Detaches t (reclaims it now if it has ended). EINVAL if detached or joined.
+[[nodiscard]] int detach_ult(ult* t);
 // Main waits until it is the only ult left.
 void wait_for_other_ults();
 [[noreturn]] void report_canary_overflow(ult* u);
+// exit_current's step before the last switch: returns the blocked joiner, if any.
+struct wait_record* leave(worker* w, ult* self);
 
 }  // namespace weft::detail

@@ -1,6 +1,7 @@
 #include "core/stats.hpp"
 
 #include <cerrno>
+#include <algorithm>
 #include <cinttypes>
 
 #include "core/runtime.hpp"
@@ -31,8 +32,11 @@ void fill(runtime* rt, weft_stats_t* out) {
         out->busy_ns += busy_ns_of(*w, now);
     }
     out->threads_created += rt->external_created.load(memory_order_relaxed);
-    out->threads_live = rt->live.load(memory_order_relaxed);
-    out->max_live_threads = rt->max_live.load(memory_order_relaxed);
+    std::int64_t live = live_ults(rt);
+    out->threads_live = live > 0 ? static_cast<std::uint64_t>(live) : 0;
+    std::uint64_t max_live = rt->max_live_base.load(memory_order_relaxed);
+    for (auto& w : rt->workers) max_live = std::max(max_live, w->max_live_seen.load(memory_order_relaxed));
+    out->max_live_threads = std::max(max_live, out->threads_live);
     out->stack_bytes_mapped = rt->stacks->bytes_mapped();
     out->stack_bytes_peak = rt->stacks->bytes_peak();
     out->wakeups = rt->wakeups.load(memory_order_relaxed);
@@ -102,7 +106,9 @@ WEFT_API int weft_stats_reset(void) {
         w->started_ns.store(now, memory_order_relaxed);
     }
     rt->external_created.store(0, memory_order_relaxed);
-    rt->max_live.store(rt->live.load(memory_order_relaxed), memory_order_relaxed);
+    std::int64_t live = live_ults(rt);
+    rt->max_live_base.store(live > 0 ? static_cast<std::uint64_t>(live) : 0, memory_order_relaxed);
+    for (auto& w : rt->workers) w->max_live_seen.store(0, memory_order_relaxed);
     rt->wakeups.store(0, memory_order_relaxed);
     rt->timers->reset_stats();
     rt->stacks->reset_peak();

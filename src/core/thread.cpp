@@ -13,6 +13,7 @@
 #include "core/runtime.hpp"
 #include "core/spawn.hpp"
 #include "core/wait.hpp"
+#include "sync/asymmetric_fence.hpp"
 
 namespace weft::detail {
 
@@ -30,6 +31,9 @@ std::uint64_t next_id(runtime* rt, worker* w) {
     return w->id_next++;
 }
 
+// Owner-only counter update: a relaxed load and store, no locked instruction.
+void bump(atomic<std::int64_t>& c, std::int64_t d) { c.store(c.load(memory_order_relaxed) + d, memory_order_relaxed); }
+
 [[noreturn]] void end_thread(ult* self, void* retval);
 
 void ult_entry(void* arg) noexcept {
@@ -40,46 +44,41 @@ void ult_entry(void* arg) noexcept {
     end_thread(self, self->fn(self->arg));
 }
 
-void registry_insert(runtime* rt, worker* w, ult* u) {
-    worker* list = w != nullptr ? w : rt->workers[0].get();
-    lock_guard<spinlock> g(list->reg_lock);
-    u->reg_list = list->index;
-    u->reg_prev = nullptr;
-    u->reg_next = list->reg_head;
-    if (list->reg_head != nullptr) list->reg_head->reg_prev = u;
-    list->reg_head = u;
+// Samples the live count at a creation on w: exact with one worker; with
+// several, the sum of the other workers' counters may be a moment old.
+void sample_max_live(runtime* rt, worker* w) {
+    std::int64_t live = live_ults(rt);
+    if (live > 0 && static_cast<std::uint64_t>(live) > w->max_live_seen.load(memory_order_relaxed))
+        w->max_live_seen.store(static_cast<std::uint64_t>(live), memory_order_relaxed);
 }
 
-void registry_remove(runtime* rt, ult* u) {
-    worker* list = rt->workers[u->reg_list].get();
-    lock_guard<spinlock> g(list->reg_lock);
-    if (u->reg_prev != nullptr) u->reg_prev->reg_next = u->reg_next;
-    else list->reg_head = u->reg_next;
-    if (u->reg_next != nullptr) u->reg_next->reg_prev = u->reg_prev;
-}
-
-// Blocks main until it is the only ult left (weft_finalize, main's weft_thread_exit).
-void wait_for_others(runtime* rt) {
-    wait_record rec;
-    spinlock_ref lk(rt->finalize_lock);
-    lk.lock();
-    if (rt->live.load(memory_order_acquire) <= 1) {
-        lk.unlock();
-        return;
+// The finalize handshake, ending side. An ending ult has made its live_delta
+// store; light_fence pairs with the heavy_fence of main after it raised
+// finalize_waiting, so at least one of them sees the other. The sum is
+// recomputed under finalize_lock: ending ults on different workers then see
+// each other's decrements, so the last one to end sees 1.
+void check_finalize(runtime* rt, worker* w) {
+    light_fence();
+    if (!rt->finalize_waiting.load(memory_order_relaxed)) return;
+    spinlock_ref fl(rt->finalize_lock);
+    fl.lock();
+    wait_record* rec = rt->finalize_rec;
+    if (rec != nullptr && live_ults(rt) <= 1) {
+        rt->finalize_rec = nullptr;
+        rec->linked = false;
+    } else {
+        rec = nullptr;
     }
-    rec.linked = true;
-    rec.unlink = [](wait_record*) {};
-    rt->finalize_rec = &rec;
-    wait(&rec, &rt->finalize_lock, 0, "the other threads to end (main is finishing)", nullptr);
+    fl.unlock();
+    if (rec != nullptr) wake_from(w, rec);
 }
 
 void end_thread(ult* self, void* retval) {
-    run_key_destructors(self);
+    if (self->key_values != nullptr) run_key_destructors(self);
     self->retval = retval;
-    runtime* rt = g_rt;
     if (self->kind == ult_kind::main) {
         // Pthreads semantics: the process ends when the last thread ends.
-        wait_for_others(rt);
+        wait_for_other_ults();
         std::exit(0);
     }
     exit_current(current_worker());
@@ -87,7 +86,30 @@ void end_thread(ult* self, void* retval) {
 
 }  // namespace
 
-void wait_for_other_ults() { wait_for_others(g_rt); }
+std::int64_t live_ults(runtime* rt) {
+    std::int64_t n = rt->external_live.load(memory_order_relaxed);
+    for (auto& w : rt->workers) n += w->live_delta.load(memory_order_relaxed);
+    return n;
+}
+
+// Blocks main until it is the only ult left (weft_finalize, main's weft_thread_exit).
+void wait_for_other_ults() {
+    runtime* rt = g_rt;
+    rt->finalize_waiting.store(true, memory_order_relaxed);
+    heavy_fence();
+    spinlock_ref fl(rt->finalize_lock);
+    fl.lock();
+    if (live_ults(rt) <= 1) {
+        fl.unlock();
+    } else {
+        wait_record rec;
+        rec.linked = true;
+        rec.unlink = [](wait_record*) {};
+        rt->finalize_rec = &rec;
+        wait(&rec, &rt->finalize_lock, 0, "the other threads to end (main is finishing)", nullptr);
+    }
+    rt->finalize_waiting.store(false, memory_order_relaxed);
+}
 
 int create_ult(worker* w, const weft_attr_t* attr, void* (*fn)(void*), void* arg, std::size_t extra,
                void** extra_out, ult** out) {
@@ -102,26 +124,30 @@ int create_ult(worker* w, const weft_attr_t* attr, void* (*fn)(void*), void* arg
     std::uintptr_t extra_addr = (tcb_addr - extra) & ~std::uintptr_t(63);
     ult* u = new (reinterpret_cast<void*>(tcb_addr)) ult;
     u->stack = s;
-    u->own_stack = !s.pooled;
     u->fn = fn;
     u->arg = arg;
     u->id = next_id(rt, w);
+    u->name[0] = '\0';
     if (attr != nullptr) {
-        u->detached = attr->detach_state == WEFT_CREATE_DETACHED;
-        if (attr->name != nullptr) std::strncpy(u->name, attr->name, sizeof u->name - 1);
+        if (attr->detach_state == WEFT_CREATE_DETACHED) u->join_word.store(join_detached, memory_order_relaxed);
+        if (attr->name != nullptr) {
+            std::strncpy(u->name, attr->name, sizeof u->name - 1);
+            u->name[sizeof u->name - 1] = '\0';
+        }
     }
     if (extra_out != nullptr) *extra_out = reinterpret_cast<void*>(extra_addr);
     std::size_t usable = (extra_addr & ~std::uintptr_t(15)) - reinterpret_cast<std::uintptr_t>(s.lo);
     arch::make_context(&u->ctx, s.lo, usable, &ult_entry);
     arch::san_fiber_create(&u->san, s.lo, usable);
 
-    std::uint64_t live = rt->live.fetch_add(1, memory_order_relaxed) + 1;
-    std::uint64_t seen = rt->max_live.load(memory_order_relaxed);
-    while (live > seen && !rt->max_live.compare_exchange_weak(seen, live, memory_order_relaxed)) {
+    if (w != nullptr) {
+        bump(w->live_delta, 1);
+        w->created.store(w->created.load(memory_order_relaxed) + 1, memory_order_relaxed);
+        sample_max_live(rt, w);
+    } else {
+        rt->external_live.fetch_add(1, memory_order_relaxed);
+        rt->external_created.fetch_add(1, memory_order_relaxed);
     }
-    registry_insert(rt, w, u);
-    if (w != nullptr) w->created.store(w->created.load(memory_order_relaxed) + 1, memory_order_relaxed);
-    else rt->external_created.fetch_add(1, memory_order_relaxed);
     *out = u;
     return 0;
 }
@@ -135,70 +161,71 @@ void launch_ult(worker* w, ult* u) {
 void release_ult(worker* w, ult* u) {
     runtime* rt = g_rt;
     if (u->storage_release != nullptr) u->storage_release(u->storage);
-    free_key_values(u);
+    if (u->key_values != nullptr) free_key_values(u);
     arch::san_fiber_destroy(&u->san);
     arch::stack s = u->stack;
+    u->magic = 0;
     u->~ult();
     rt->stacks->release(s, w != nullptr ? &w->stacks : nullptr);
 }
 
-// Post-switch: u has switched away for good. Publish its end; recycle it if
-// detached, else hand it to its joiner.
+// Post-switch: u has switched away for good (exit_current recorded how its
+// join_word was left). Publish the end; recycle u if detached.
 void finish(worker* w, ult* u) {
-    runtime* rt = g_rt;
     if (u->stack.guard == arch::guard_kind::canary && !arch::stack_canary_intact(u->stack)) report_canary_overflow(u);
-    registry_remove(rt, u);
-    std::uint64_t left = rt->live.fetch_sub(1, memory_order_acq_rel) - 1;
-    spinlock_ref jl(u->join_lock);
-    jl.lock();
-    u->finished = true;
-    wait_record* joiner = u->joiner;
-    if (joiner != nullptr) joiner->linked = false;
-    bool detached = u->detached;
-    jl.unlock();
-    // After the unlock, a joinable u belongs to its joiner: touch it no more.
-    if (detached) release_ult(w, u);
-    else if (joiner != nullptr) wake_from(w, joiner);
-    if (left == 1) {
-        spinlock_ref fl(rt->finalize_lock);
-        fl.lock();
-        wait_record* rec = rt->finalize_rec;
-        rt->finalize_rec = nullptr;
-        if (rec != nullptr) rec->linked = false;
-        fl.unlock();
-        if (rec != nullptr) wake_from(w, rec);
-    }
+    if (u->exit_state == join_detached) release_ult(w, u);
+    // Else a joiner, present or future, reclaims it once it sees `finished`.
+    else u->join_word.store(join_finished, memory_order_release);
 }
 
 void report_canary_overflow(ult* u) {
-    std::fprintf(stderr,
-                 "weft: stack overflow in thread %llu (%s): its stack is %zu bytes (canary overwritten); raise "
-                 "WEFT_STACK_SIZE or use weft_attr_setstacksize\n",
-                 static_cast<unsigned long long>(u->id), u->name, u->stack.size);
-    std::abort();
+    arch::report_stack_overflow(arch::overflow_info{u->id, u->name, u->stack.size}, arch::guard_kind::canary);
+}
+
+// Called by exit_current before the last switch: the ult leaves the live
+// count, learns whether a joiner waits, and tells finalize if it was the last.
+wait_record* leave(worker* w, ult* self) {
+    bump(w->live_delta, -1);
+    std::uintptr_t s = self->join_word.load(memory_order_acquire);
+    // A detached ult stays detached (finish() recycles it); otherwise announce
+    // the exit and take the joiner, if one is blocked.
+    while (s != join_detached &&
+           !self->join_word.compare_exchange_weak(s, join_exiting, memory_order_acq_rel, memory_order_acquire)) {
+    }
+    self->exit_state = s;
+    check_finalize(g_rt, w);
+    return (s > join_detached) ? reinterpret_cast<wait_record*>(s) : nullptr;
 }
 
 int join_ult(ult* t, void** retval, void (*collect)(void*, void*), void* ctx) {
     worker* w = current_worker();
     if (w != nullptr && w->current == t) return EDEADLK;
-    spinlock_ref jl(t->join_lock);
-    jl.lock();
-    if (t->detached || t->join_claimed) {
-        jl.unlock();
-        return EINVAL;
-    }
-    t->join_claimed = true;
-    if (!t->finished) {
+    std::uintptr_t s = t->join_word.load(memory_order_acquire);
+    if (s == join_running) {
         wait_record rec;
-        rec.linked = true;
-        rec.unlink = [](wait_record*) {};
-        t->joiner = &rec;
-        wait(&rec, &t->join_lock, 0, "weft_thread_join", t);
-    } else {
-        jl.unlock();
+        if (t->join_word.compare_exchange_strong(s, reinterpret_cast<std::uintptr_t>(&rec), memory_order_acq_rel,
+                                                 memory_order_acquire)) {
+            // The ending ult wakes us (or switches straight to us). The wake
+            // may come before we are suspended: see ult::suspended.
+            wait(&rec, nullptr, 0, "weft_thread_join", t);
+            s = t->join_word.load(memory_order_acquire);
+        }
     }
+    if (s == join_detached || s > join_detached) return EINVAL;  // detached, or joined by another
+    // exiting: its last switch is in progress; finished follows within instructions.
+    while ((s = t->join_word.load(memory_order_acquire)) != join_finished) cpu_relax();
     if (retval != nullptr) *retval = t->retval;
     if (collect != nullptr) collect(t->storage, ctx);
+    release_ult(current_worker(), t);
+    return 0;
+}
+
+int detach_ult(ult* t) {
+    std::uintptr_t s = join_running;
+    if (t->join_word.compare_exchange_strong(s, join_detached, memory_order_acq_rel, memory_order_acquire)) return 0;
+    if (s == join_detached || s > join_detached) return EINVAL;
+    // It has ended (or is ending): nobody will join it, so reclaim it now.
+    while (t->join_word.load(memory_order_acquire) != join_finished) cpu_relax();
     release_ult(current_worker(), t);
     return 0;
 }
@@ -297,17 +324,7 @@ WEFT_API int weft_thread_detach(weft_thread_t thread) {
     if (thread == WEFT_THREAD_NULL || g_rt == nullptr) return ESRCH;
     ult* t = from_handle(thread);
     if (t->kind != ult_kind::regular) return EINVAL;
-    spinlock_ref jl(t->join_lock);
-    jl.lock();
-    if (t->detached || t->join_claimed) {
-        jl.unlock();
-        return EINVAL;
-    }
-    t->detached = true;
-    bool done = t->finished;
-    jl.unlock();
-    if (done) release_ult(current_worker(), t);
-    return 0;
+    return detach_ult(t);
 }
 
 WEFT_API void weft_thread_exit(void* retval) {

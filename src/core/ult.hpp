@@ -27,9 +27,25 @@ struct wait_record;
 
 enum class ult_kind : std::uint8_t { regular, main, idle };
 
+// join_word states (anything else is the wait_record* of a blocked joiner).
+inline constexpr std::uintptr_t join_running = 0;   // not finished, nobody joins
+inline constexpr std::uintptr_t join_exiting = 1;   // switching away for the last time
+inline constexpr std::uintptr_t join_finished = 2;  // ended; its stack may be reclaimed
+inline constexpr std::uintptr_t join_detached = 3;  // detached: recycled when it ends
+
+// `magic` marks a control block in use: the deadlock report walks every stack
+// the pool ever carved and reads the control block at its top.
+inline constexpr std::uint32_t ult_magic_live = 0x77656674;  // "weft"
+
 struct ult {
     // --- Touched on every switch ------------------------------------------
     arch::context ctx;
+    // 1 while the ult is suspended with its context saved in ctx. A ult may be
+    // made ready (even picked by another worker) while its old worker is still
+    // switching away from it; whoever switches to it waits for this flag,
+    // which the old worker sets right after the switch (dispatch.cpp).
+    atomic<std::uint32_t> suspended{1};
+    int pinned_worker = -1;  // >= 0: may only run on that worker
     // Policy-owned: intrusive links and scratch words. Only the policy that
     // holds the ult (between ready() and pick_next()) touches these.
     ult* q_next = nullptr;
@@ -39,11 +55,14 @@ struct ult {
     // stack, uncaught count): they are per kernel thread, so a ult that blocks
     // inside a catch block must take its own with it.
     void* eh_state[2] = {nullptr, nullptr};
-    int pinned_worker = -1;  // >= 0: may only run on that worker
     ult_kind kind = ult_kind::regular;
-    bool detached = false;
-    bool own_stack = false;  // stack came from its own mapping / the tcb is heap-allocated
+    bool own_stack = false;  // the control block is heap-allocated (main, idle)
     bool started = false;    // handed to the scheduler (create_inplace threads start later)
+    std::uint32_t magic = ult_magic_live;
+
+    // --- Join protocol ---------------------------------------------------------
+    atomic<std::uintptr_t> join_word{join_running};
+    std::uintptr_t exit_state = 0;  // join_word as the ult left it (for finish)
 
     // --- Identity and entry --------------------------------------------------
     std::uint64_t id = 0;
@@ -55,27 +74,16 @@ struct ult {
     arch::stack stack;
     arch::san_fiber san;
 
-    // --- Join protocol (guarded by join_lock) ------------------------------
-    std::uint32_t join_lock = 0;
-    bool finished = false;
-    bool join_claimed = false;     // a joiner is waiting or has joined
-    wait_record* joiner = nullptr;
-
     // --- Blocking (for the deadlock report) -----------------------------------
     // What the ult waits on while blocked; written by the ult itself before it
     // blocks, read by the detector only when no worker runs anything.
     const char* wait_kind = nullptr;
     const void* wait_object = nullptr;
 
-    // --- Thread registry (guarded by the list's lock) -------------------------
-    ult* reg_next = nullptr;
-    ult* reg_prev = nullptr;
-    int reg_list = -1;
-
-    // --- Thread-specific data (lazily allocated, WEFT_KEYS_MAX slots) ---------
+    // --- Thread-specific data (lazily allocated) -------------------------------
     void** key_values = nullptr;
 
-    char name[WEFT_THREAD_NAME_MAX] = {0};
+    char name[WEFT_THREAD_NAME_MAX];  // not zeroed by the constructor: set at create
 };
 
 inline ult* from_handle(weft_thread_t t) { return reinterpret_cast<ult*>(t); }

@@ -43,6 +43,10 @@ long futex(atomic<std::uint32_t>* word, int op, std::uint32_t val, const timespe
 
 // An external kernel thread waits on the record's futex word.
 int wait_external(wait_record* rec, std::uint32_t* lock, std::int64_t deadline_ns) {
+    if (lock == nullptr) {
+        while (rec->futex.load(memory_order_acquire) == 0) futex(&rec->futex, FUTEX_WAIT, 0, nullptr);
+        return rec->result;
+    }
     spinlock_ref lk(*lock);
     lk.unlock();
     for (;;) {
@@ -77,20 +81,21 @@ int wait(wait_record* rec, std::uint32_t* lock, std::int64_t deadline_ns, const 
     worker* w = current_worker();
     if (w == nullptr) return wait_external(rec, lock, deadline_ns);
     ult* self = w->current;
-    rec->waiter = self;
     self->wait_kind = what;
     self->wait_object = object;
-    timer_entry timer;
-    if (deadline_ns != 0) {
+    if (deadline_ns == 0) {
+        block(w, lock);
+    } else {
+        timer_entry timer;
         timer.deadline = deadline_ns;
         timer.rec = rec;
         timer.lock = lock;
         g_rt->timers->arm(&timer);
+        block(w, lock);
+        g_rt->timers->cancel(&timer);
     }
-    w = block(w, lock);
     self->wait_kind = nullptr;
     self->wait_object = nullptr;
-    if (deadline_ns != 0) g_rt->timers->cancel(&timer);
     return rec->result;
 }
 

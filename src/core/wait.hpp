@@ -26,10 +26,17 @@ namespace weft::detail {
 
 struct ult;
 
+// The calling ult, or null on an external kernel thread.
+ult* current_ult();
+
 struct wait_record {
+    wait_record() : waiter(current_ult()) {}
+    wait_record(const wait_record&) = delete;
+    wait_record& operator=(const wait_record&) = delete;
+
     wait_record* next = nullptr;
     wait_record* prev = nullptr;
-    ult* waiter = nullptr;                  // null: an external kernel thread
+    ult* waiter;                             // null: an external kernel thread
     atomic<std::uint32_t> futex{0};          // external waiters: 1 once woken
     int result = 0;                          // 0, or ETIMEDOUT when the timer won
     bool linked = false;                     // guarded by the primitive's lock
@@ -41,7 +48,9 @@ struct wait_record {
 
 // Blocks the caller until wake(rec) (or the deadline, if non-zero: absolute
 // CLOCK_MONOTONIC nanoseconds). `lock` (a spinlock word) is held on entry and is
-// released once the caller is suspended. `what`/`object` describe the wait for
+// released once the caller is suspended. lock may be null when the waker finds
+// rec by other means (join): then the wake may even come before the caller
+// has blocked, and wait returns at once; no deadline is allowed then. `what`/`object` describe the wait for
 // the deadlock report. Returns rec->result.
 int wait(wait_record* rec, std::uint32_t* lock, std::int64_t deadline_ns, const char* what,
          const void* object);

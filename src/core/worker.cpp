@@ -12,6 +12,7 @@
 #include "core/timer.hpp"
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
+#include "sync/asymmetric_fence.hpp"
 
 namespace weft::detail {
 
@@ -68,9 +69,9 @@ ult* park(runtime* rt, worker* w) {
         rt->parked.push_back(w);
         rt->sleepers.fetch_add(1, memory_order_seq_cst);
     }
-    // Pairs with the fence in notify_work (store-buffering: with a seq_cst fence
-    // on both sides, one of us must see the other's write).
-    fence_seq_cst();
+    // Pairs with the light fence in notify_work (store-buffering: with a full
+    // fence on both sides, one of us must see the other's write).
+    heavy_fence();
     // Step 2 of the protocol: look once more after announcing ourselves.
     if (ult* t = pick(w)) {
         unpark_self(rt, w);
@@ -95,7 +96,8 @@ ult* park(runtime* rt, worker* w) {
     }
     if (last && w->wake_word.load(memory_order_acquire) == 0 &&
         rt->sleepers.load(memory_order_relaxed) == rt->nworkers && total_switches(rt) == switches_before &&
-        !rt->timers->pending() && !rt->stopping.load(memory_order_acquire) && all_blocked_without_timers()) {
+        !rt->timers->pending() && !rt->stopping.load(memory_order_acquire) &&
+        !rt->inject_nonempty.load(memory_order_acquire)) {
         report_deadlock();
     }
     unpark_self(rt, w);
@@ -120,7 +122,7 @@ void wake_worker(worker* target) {
 
 void notify_work() {
     runtime* rt = g_rt;
-    fence_seq_cst();
+    light_fence();
     if (rt->sleepers.load(memory_order_relaxed) == 0) return;
     worker* target = nullptr;
     {

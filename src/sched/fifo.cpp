@@ -21,6 +21,7 @@ const sched_policy_def fifo_policy = {
     },
     [](void* self, int, ult* t, ready_reason) { q(self).push_back(t); },
     [](void* self, int) { return q(self).pop_front(); },
+    [](void* self, int, ult* t) { return q(self).swap_back_front(t); },
     [](void* self, int) { return q(self).maybe_nonempty(); },
     nullptr,
     nullptr,

@@ -43,6 +43,27 @@ public:
         size_.store(size_.load(memory_order_relaxed) - 1, memory_order_relaxed);
         return t;
     }
+    // Yield in one critical section: t goes to the back, the front comes out;
+    // t itself if the queue is empty.
+    ult* swap_back_front(ult* t) {
+        if (size_.load(memory_order_relaxed) == 0) return t;
+        lock_guard<spinlock> g(lock_);
+        ult* front = head_;
+        if (front == nullptr) return t;
+        head_ = front->q_next;
+        t->q_next = nullptr;
+        t->q_prev = nullptr;
+        if (head_ != nullptr) {
+            head_->q_prev = nullptr;
+            t->q_prev = tail_;
+            tail_->q_next = t;
+        } else {
+            head_ = t;
+        }
+        tail_ = t;
+        front->q_next = front->q_prev = nullptr;
+        return front;
+    }
     bool maybe_nonempty() const { return size_.load(memory_order_relaxed) != 0; }
 
 private:

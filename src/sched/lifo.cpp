@@ -26,6 +26,7 @@ const sched_policy_def lifo_policy = {
         else q(self).push_front(t);
     },
     [](void* self, int) { return q(self).pop_front(); },
+    [](void* self, int, ult* t) { return q(self).swap_back_front(t); },
     [](void* self, int) { return q(self).maybe_nonempty(); },
     nullptr,
     nullptr,

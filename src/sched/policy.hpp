@@ -19,12 +19,18 @@
 //                            Return false after making the child ready yourself
 //                            (the parent goes on).
 //   ready(self, w, t, why)   Required. Thread t became runnable on worker w (why:
-//                            spawned, woken, yielded, preempted_by_child). t's
-//                            context is saved; the policy now owns t until
-//                            pick_next hands it out. Called only on workers
+//                            spawned, woken, yielded, preempted_by_child). The
+//                            policy now owns t until pick_next hands it out.
+//                            t may still be finishing its switch away from its
+//                            last worker; the core waits for that before it
+//                            resumes t, so the policy need not care. Called only on workers
 //                            (external wake-ups go through the core's inject queue).
 //   pick_next(self, w)       Required. Removes and returns the thread worker w
 //                            should run next, or nullptr if it has none.
+//   yield_swap(self, w, t)   Optional. t (running on w) yields: queue it as
+//                            ready(.., yielded) would and return the next ult
+//                            for w, all in one operation; return t itself if
+//                            it is the only one. Saves a queue round trip.
 //   has_work(self, w)        Optional. A cheap, possibly stale hint used by idle
 //                            workers while spinning: false may be wrong only if a
 //                            ready() is racing with it (the parking protocol
@@ -61,6 +67,7 @@ struct sched_policy_def {
     bool (*spawn)(void* self, int w, ult* parent, ult* child);
     void (*ready)(void* self, int w, ult* t, ready_reason why);
     ult* (*pick_next)(void* self, int w);
+    ult* (*yield_swap)(void* self, int w, ult* t);  // optional
     bool (*has_work)(void* self, int w);       // optional
     void (*on_block)(void* self, int w, ult* t);  // optional
     void (*on_exit)(void* self, int w, ult* t);   // optional
