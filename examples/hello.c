@@ -1,16 +1,10 @@
-/* hello.c — the README's quick start: many small weft threads, one per task.
- * Build: cc hello.c $(pkg-config --cflags --libs weft)   Run: ./hello */
+/* hello.c: one weft thread per task, Pthreads-style. cc hello.c $(pkg-config --cflags --libs weft) */
 #include <stdio.h>
 #include <weft/weft.h>
 
 static long fib(long n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 
-/* Each thread computes one Fibonacci number; its argument and result travel
- * through the void* of the Pthreads-shaped API. */
-static void *task(void *arg) {
-    long n = (long)arg;
-    return (void *)fib(n);
-}
+static void *task(void *arg) { return (void *)fib((long)arg); }
 
 int main(void) {
     weft_thread_t threads[30];

@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h> /* clockid_t */
 #include <time.h>
 
 #ifdef __cplusplus

@@ -6,12 +6,16 @@
 
 namespace weft::arch {
 
-// How a stack's overflow is detected.
+// How a stack's overflow is detected. Every stack has one page just below lo;
+// the kind says what that page is. See docs/design/stacks-and-context.md.
 enum class guard_kind : std::uint8_t {
-    madvise_guard,  // MADV_GUARD_INSTALL guard region (Linux >= 6.13): costs no VMA
-    mprotect,       // a PROT_NONE page below the stack: costs one VMA (vm.max_map_count)
-    canary,         // no guard page left in the map-count budget: a canary word at the
-                    // bottom, checked by stack_canary_intact() on every switch-out
+    madvise_guard,  // MADV_GUARD_INSTALL guard region (Linux >= 6.13): faults on access,
+                    // costs no VMA and no memory
+    mprotect,       // PROT_NONE: faults on access, splits the mapping (about 2 VMAs of
+                    // vm.max_map_count), so it is rationed process-wide
+    canary,         // no guard left in the map-count budget: two canary words at the
+                    // top of that page, checked by stack_canary_intact() when the
+                    // thread has switched out for good (detection after the fact)
 };
 
 struct stack {
@@ -91,6 +95,12 @@ public:
     std::size_t bytes_mapped() const;
     std::size_t bytes_peak() const;
     void reset_peak();
+
+    // Calls fn for every stack the pool has mapped, free or in use (the guard
+    // kind passed is the preferred one, not necessarily each stack's own). Holds
+    // the pool's lock meanwhile: fn must not call back into the pool. For
+    // diagnostics (the deadlock report), not for hot paths.
+    void for_each_stack(void (*fn)(const stack& s, void* ctx), void* ctx) const;
 
     // The guard kind chosen at creation for new stacks (individual stacks may
     // fall back to a weaker kind when the VMA budget runs out).

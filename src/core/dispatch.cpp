@@ -42,8 +42,10 @@ void set_current_worker(worker* w) {
 }
 
 // Pops the next ult for w: its inbox (pinned ults), the inject queue (ults
-// readied by external threads), expired timers, then the policy.
-ult* pick(worker* w) {
+// readied by external threads), expired timers, then the policy. A caller that
+// holds a primitive's spinlock (block) must not fire timers: a timer takes the
+// lock of the primitive its waiter waits on, which may be that very lock.
+ult* pick(worker* w, bool fire_timers) {
     runtime* rt = g_rt;
     if (w->inbox_nonempty.load(memory_order_acquire)) {
         lock_guard<spinlock> g(w->inbox_lock);
@@ -71,7 +73,7 @@ ult* pick(worker* w) {
             return t;
         }
     }
-    if (rt->timers->pending()) rt->timers->fire_expired(w);
+    if (fire_timers && rt->timers->pending()) rt->timers->fire_expired(w);
     return rt->policy->pick_next(rt->policy_state, w->index);
 }
 
@@ -88,9 +90,10 @@ void switch_to(worker*& w, ult* from, ult* to) {
     // C++ exception state is per kernel thread; carry it with the ult.
     std::memcpy(from->eh_state, w->eh_globals, eh_bytes);
     std::memcpy(w->eh_globals, to->eh_state, eh_bytes);
-    arch::san_before_switch(&from->san, &to->san, w->pending == post_switch::finish_prev);
     if (from->stack.guard == arch::guard_kind::canary && !arch::stack_canary_intact(from->stack))
         report_canary_overflow(from);
+    // Nothing instrumented may run between this hook and the switch.
+    arch::san_before_switch(&from->san, &to->san, w->pending == post_switch::finish_prev);
     void* arg = arch::switch_context(&from->ctx, &to->ctx, w);
     w = static_cast<worker*>(arg);
     arch::san_after_switch(&from->san);
@@ -179,7 +182,7 @@ worker* block(worker* w, std::uint32_t* lock) {
     ult* self = w->current;
     runtime* rt = g_rt;
     if (rt->policy->on_block != nullptr) rt->policy->on_block(rt->policy_state, w->index, self);
-    ult* next = pick(w);
+    ult* next = pick(w, /*fire_timers=*/lock == nullptr);
     if (next == self) {
         // Woken before it could block (lock-free wake-ups such as join).
         if (lock != nullptr) atomic_ref<std::uint32_t>(*lock).store(0, memory_order_release);

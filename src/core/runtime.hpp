@@ -155,7 +155,7 @@ worker* start(worker* w, ult* child);
 void make_ready(worker* w, ult* t, ready_reason why);
 void run_post_switch(worker* w);
 void switch_to(worker*& w, ult* from, ult* to);
-ult* pick(worker* w);
+ult* pick(worker* w, bool fire_timers = true);
 
 // Parking (src/core/worker.cpp).
 void notify_work();

@@ -172,7 +172,6 @@ void release_ult(worker* w, ult* u) {
 // Post-switch: u has switched away for good (exit_current recorded how its
 // join_word was left). Publish the end; recycle u if detached.
 void finish(worker* w, ult* u) {
-    if (u->stack.guard == arch::guard_kind::canary && !arch::stack_canary_intact(u->stack)) report_canary_overflow(u);
     if (u->exit_state == join_detached) release_ult(w, u);
     // Else a joiner, present or future, reclaims it once it sees `finished`.
     else u->join_word.store(join_finished, memory_order_release);
