@@ -59,6 +59,8 @@ typedef struct weft_config {
     const char *sched;    /* "fifo" | "lifo"; NULL = WEFT_SCHED or "fifo" */
     size_t stack_size;    /* default stack bytes; 0 = WEFT_STACK_SIZE or 64 KiB */
     int stats;            /* 1 = print statistics at finalize/exit; 0 = WEFT_STATS */
+    int measure;          /* 1 = measure work and span (weft_stats_t.work_ns/span_ns) without
+                             printing; implied by stats and by WEFT_TRACE */
 } weft_config_t;
 
 /* Starts the runtime. The calling kernel thread becomes worker 0 and its
@@ -397,6 +399,17 @@ typedef struct weft_stats {
     uint64_t idle_ns;             /* all workers: time spent looking for work or parked */
     int workers;
     int reserved_;
+    /* Scheduler figures (0 where the policy has no such notion). */
+    uint64_t steals;              /* ws: threads taken from another worker's deque */
+    uint64_t failed_steals;       /* ws: steal attempts that found nothing */
+    uint64_t quota_preemptions;   /* dfs: threads preempted for exceeding WEFT_QUOTA */
+    uint64_t dummy_threads;       /* dfs: dummy threads forked before large allocations */
+    /* Memory allocated through weft_malloc / weft::allocator. */
+    uint64_t heap_bytes;          /* live now */
+    uint64_t heap_bytes_peak;     /* high-water mark */
+    /* Work and span (critical path) of the fork/join structure, Cilkview-style. */
+    uint64_t work_ns;             /* T1: total time spent running threads */
+    uint64_t span_ns;             /* T-inf: longest chain of dependent work */
 } weft_stats_t;
 
 typedef struct weft_worker_stats {

@@ -217,13 +217,14 @@ struct config {
     const char* sched = nullptr;
     std::size_t stack_size = 0;
     bool stats = false;
+    bool measure = false;  // work and span (weft_stats_t.work_ns / span_ns)
 };
 
 class runtime {
 public:
     runtime() : runtime(config{}) {}
     explicit runtime(const config& c) {
-        weft_config_t cfg{c.workers, c.sched, c.stack_size, c.stats ? 1 : 0};
+        weft_config_t cfg{c.workers, c.sched, c.stack_size, c.stats ? 1 : 0, c.measure ? 1 : 0};
         detail::check(weft_init(&cfg), "weft_init");
     }
     ~runtime() { (void)weft_finalize(); }

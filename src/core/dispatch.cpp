@@ -8,6 +8,7 @@
 
 #include "arch/context.hpp"
 #include "arch/fiber_sanitizer.hpp"
+#include "core/profile.hpp"
 #include "core/runtime.hpp"
 #include "core/spawn.hpp"
 #include "core/timer.hpp"
@@ -87,6 +88,7 @@ void switch_to(worker*& w, ult* from, ult* to) {
     w->current = to;
     w->prev = from;
     w->switches.store(w->switches.load(memory_order_relaxed) + 1, memory_order_relaxed);
+    if (g_measure) profile_switch(w, from, to);
     // C++ exception state is per kernel thread; carry it with the ult.
     std::memcpy(from->eh_state, w->eh_globals, eh_bytes);
     std::memcpy(w->eh_globals, to->eh_state, eh_bytes);

@@ -145,6 +145,12 @@ int read_settings(const weft_config_t* cfg, settings* out) {
         }
     }
 
+    s.measure = s.stats || (cfg != nullptr && cfg->measure != 0);
+    if (const char* e = std::getenv("WEFT_TRACE"); e != nullptr && *e != '\0') {
+        s.trace_path = e;
+        s.measure = true;
+    }
+
     *out = std::move(s);
     return 0;
 }

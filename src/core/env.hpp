@@ -13,6 +13,8 @@ struct settings {
     std::string sched;          // a registered policy name
     std::size_t stack_size = 0; // resolved default stack size, bytes
     bool stats = false;
+    bool measure = false;       // work/span measurement (stats, cfg.measure or a trace imply it)
+    std::string trace_path;     // WEFT_TRACE: empty = no trace
 };
 
 // Resolves every setting: cfg field if non-zero, else the WEFT_* variable, else

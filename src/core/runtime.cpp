@@ -12,6 +12,7 @@
 
 #include "arch/context.hpp"
 #include "arch/fiber_sanitizer.hpp"
+#include "core/profile.hpp"
 #include "core/stats.hpp"
 #include "core/timer.hpp"
 #include "core/tunables.hpp"
@@ -50,6 +51,7 @@ void* worker_main(void* arg) {
     arch::san_fiber_init_current(&w->idle->san);
     w->current = w->idle;
     w->started_ns.store(monotonic_ns(), memory_order_relaxed);
+    if (g_measure) w->strand_start = ticks();
     worker_idle_loop(w);
     arch::disable_alt_signal_stack();
     set_current_worker(nullptr);
@@ -84,7 +86,10 @@ bool overflow_lookup(const void* addr, arch::overflow_info* out) {
 
 void at_exit_hook() {
     runtime* rt = g_rt;
-    if (rt != nullptr && rt->cfg.stats) print_stats(stderr);
+    if (rt == nullptr) return;
+    if (g_measure && current_worker() != nullptr) profile_checkpoint(current_worker());
+    if (rt->cfg.stats) print_stats(stderr);
+    trace_write_and_close(rt);
 }
 
 int start_runtime(const weft_config_t* cfg) {
@@ -101,6 +106,16 @@ int start_runtime(const weft_config_t* cfg) {
     if (const char* e = std::getenv("WEFT_DEADLOCK"); e != nullptr && std::strcmp(e, "off") == 0)
         rt->deadlock_detection = false;
     init_asymmetric_fence();
+    if (!s.trace_path.empty()) {
+        if (int rc = trace_open(s.trace_path.c_str()); rc != 0) {
+            std::fprintf(stderr, "weft: WEFT_TRACE='%s' is invalid: cannot open it for writing (%s)\n",
+                         s.trace_path.c_str(), std::strerror(rc));
+            return EINVAL;
+        }
+    }
+    g_measure = s.measure;
+    g_tracing = !s.trace_path.empty();
+    if (g_measure) calibrate_ticks();
     rt->policy = find_policy(s.sched.c_str());
     rt->policy_state = rt->policy->create(s.workers);
     rt->nworkers = s.workers;
@@ -111,6 +126,7 @@ int start_runtime(const weft_config_t* cfg) {
         w->index = i;
         w->stacks.pool = rt->stacks.get();
         w->idle = new_heap_ult(ult_kind::idle);
+        if (g_tracing) w->trace = trace_buffer_create();
         std::snprintf(w->idle->name, sizeof w->idle->name, "idle-%d", i);
         rt->workers.push_back(std::move(w));
     }
@@ -143,6 +159,7 @@ int start_runtime(const weft_config_t* cfg) {
     set_current_worker(w0);
     w0->current = main;
     w0->started_ns.store(monotonic_ns(), memory_order_relaxed);
+    if (g_measure) w0->strand_start = ticks();
     arch::enable_alt_signal_stack();
 
     for (int i = 1; i < s.workers; ++i) {
@@ -216,7 +233,9 @@ WEFT_API int weft_finalize(void) {
         for (auto& wk : rt->workers) wake_worker(wk.get());
         for (auto& wk : rt->workers)
             if (wk->has_kthread) pthread_join(wk->kthread, nullptr);
+        if (g_measure) profile_checkpoint(w);
         if (rt->cfg.stats) print_stats(stderr);
+        trace_write_and_close(rt);
         weft::arch::disable_alt_signal_stack();
         set_current_worker(nullptr);
         for (auto& wk : rt->workers) {
@@ -226,6 +245,7 @@ WEFT_API int weft_finalize(void) {
                 rt->stacks->release(wk->idle->stack, nullptr);
             }
             delete wk->idle;
+            trace_buffer_destroy(wk->trace);
         }
         rt->policy->destroy(rt->policy_state);
         g_rt = nullptr;

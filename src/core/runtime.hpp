@@ -78,6 +78,11 @@ struct alignas(64) worker {
     atomic<std::int64_t> live_delta{0};
     atomic<std::uint64_t> max_live_seen{0};  // highest sum sampled at a creation here
     atomic<std::int64_t> started_ns{0};  // stats epoch (reset by weft_stats_reset)
+    // Work/span measurement (profile.hpp), owner-written.
+    std::uint64_t strand_start = 0;                   // ticks: when the current strand began
+    atomic<std::uint64_t> work_ticks{0};
+    atomic<std::uint64_t> max_exit_path{0};
+    struct trace_buffer* trace = nullptr;
 
     // --- Touched by others ---------------------------------------------------
     alignas(64) atomic<std::uint32_t> wake_word{0};  // futex: 1 = woken

@@ -17,6 +17,8 @@ struct ult;
 [[nodiscard]] int create_ult(worker* w, const weft_attr_t* attr, void* (*fn)(void*), void* arg, std::size_t extra,
                              void** extra_out, ult** out);
 // Hands a created ult to the scheduler (the caller may be preempted by it).
+// To run it on one worker only (and outside the policy), set
+// u->pinned_worker before launching it.
 void launch_ult(worker* w, ult* u);
 // Joins t: waits for it to end, collects its result (retval, and collect(storage,
 // ctx) if given), recycles it.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cinttypes>
 
+#include "core/profile.hpp"
 #include "core/runtime.hpp"
 #include "core/timer.hpp"
 #include "core/wait.hpp"
@@ -42,6 +43,12 @@ void fill(runtime* rt, weft_stats_t* out) {
     out->wakeups = rt->wakeups.load(memory_order_relaxed);
     out->timers_fired = rt->timers->fired();
     out->workers = rt->nworkers;
+    if (g_measure) {
+        if (worker* me = current_worker(); me != nullptr) profile_checkpoint(me);
+        out->work_ns = profile_work_ns(rt);
+        out->span_ns = profile_span_ns(rt);
+    }
+    if (rt->policy->add_stats != nullptr) rt->policy->add_stats(rt->policy_state, out);
 }
 
 }  // namespace
@@ -62,6 +69,16 @@ void print_stats(std::FILE* out) {
                  "  timers fired           %" PRIu64 "\n",
                  rt->policy->name, rt->nworkers, s.threads_created, s.threads_live, s.max_live_threads,
                  s.context_switches, s.stack_bytes_mapped, s.stack_bytes_peak, s.parks, s.wakeups, s.timers_fired);
+    if (s.steals != 0 || s.failed_steals != 0)
+        std::fprintf(out, "  steals / failed        %" PRIu64 " / %" PRIu64 "\n", s.steals, s.failed_steals);
+    if (s.quota_preemptions != 0 || s.dummy_threads != 0)
+        std::fprintf(out, "  quota preemptions      %" PRIu64 " (dummy threads %" PRIu64 ")\n", s.quota_preemptions,
+                     s.dummy_threads);
+    if (s.heap_bytes_peak != 0)
+        std::fprintf(out, "  heap bytes (weft_malloc) %" PRIu64 " (peak %" PRIu64 ")\n", s.heap_bytes, s.heap_bytes_peak);
+    if (g_measure)
+        std::fprintf(out, "  work T1 / span Tinf    %.3f ms / %.3f ms (parallelism %.2f)\n", s.work_ns / 1e6,
+                     s.span_ns / 1e6, s.span_ns != 0 ? static_cast<double>(s.work_ns) / static_cast<double>(s.span_ns) : 0.0);
     std::int64_t now = monotonic_ns();
     for (auto& w : rt->workers) {
         std::fprintf(out, "  worker %-3d busy %10.3f ms  idle %10.3f ms  switches %" PRIu64 "  parks %" PRIu64 "\n",
@@ -111,6 +128,8 @@ WEFT_API int weft_stats_reset(void) {
     for (auto& w : rt->workers) w->max_live_seen.store(0, memory_order_relaxed);
     rt->wakeups.store(0, memory_order_relaxed);
     rt->timers->reset_stats();
+    if (g_measure) profile_reset(rt);
+    if (rt->policy->reset_stats != nullptr) rt->policy->reset_stats(rt->policy_state);
     rt->stacks->reset_peak();
     return 0;
 }

@@ -10,6 +10,7 @@
 #include "arch/context.hpp"
 #include "arch/fiber_sanitizer.hpp"
 #include "core/keys.hpp"
+#include "core/profile.hpp"
 #include "core/runtime.hpp"
 #include "core/spawn.hpp"
 #include "core/wait.hpp"
@@ -140,6 +141,7 @@ int create_ult(worker* w, const weft_attr_t* attr, void* (*fn)(void*), void* arg
     arch::make_context(&u->ctx, s.lo, usable, &ult_entry);
     arch::san_fiber_create(&u->san, s.lo, usable);
 
+    if (g_measure) profile_fork(w, u);
     if (w != nullptr) {
         bump(w->live_delta, 1);
         w->created.store(w->created.load(memory_order_relaxed) + 1, memory_order_relaxed);
@@ -154,7 +156,8 @@ int create_ult(worker* w, const weft_attr_t* attr, void* (*fn)(void*), void* arg
 
 void launch_ult(worker* w, ult* u) {
     u->started = true;
-    if (w == nullptr) make_ready(nullptr, u, ready_reason::spawned);
+    // A pinned ult goes to its worker's inbox, outside the policy.
+    if (w == nullptr || u->pinned_worker >= 0) make_ready(w, u, ready_reason::spawned);
     else start(w, u);
 }
 
@@ -172,6 +175,7 @@ void release_ult(worker* w, ult* u) {
 // Post-switch: u has switched away for good (exit_current recorded how its
 // join_word was left). Publish the end; recycle u if detached.
 void finish(worker* w, ult* u) {
+    if (g_measure) profile_exit(w, u);
     if (u->exit_state == join_detached) release_ult(w, u);
     // Else a joiner, present or future, reclaims it once it sees `finished`.
     else u->join_word.store(join_finished, memory_order_release);
@@ -215,7 +219,9 @@ int join_ult(ult* t, void** retval, void (*collect)(void*, void*), void* ctx) {
     while ((s = t->join_word.load(memory_order_acquire)) != join_finished) cpu_relax();
     if (retval != nullptr) *retval = t->retval;
     if (collect != nullptr) collect(t->storage, ctx);
-    release_ult(current_worker(), t);
+    w = current_worker();
+    if (g_measure && w != nullptr) profile_join(w, w->current, t);
+    release_ult(w, t);
     return 0;
 }
 

@@ -60,6 +60,10 @@ struct ult {
     bool started = false;    // handed to the scheduler (create_inplace threads start later)
     std::uint32_t magic = ult_magic_live;
 
+    // Work/span measurement (profile.hpp): longest path of running time, in
+    // ticks, ending at this ult's last switch-in or fork/join point.
+    std::uint64_t path = 0;
+
     // --- Join protocol ---------------------------------------------------------
     atomic<std::uintptr_t> join_word{join_running};
     std::uintptr_t exit_state = 0;  // join_word as the ult left it (for finish)
