@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# scripts/test.sh — what `make test` (and so CI, .ci/run) runs:
+#
+#   1. release preset: build, ctest (every label)
+#   2. asan preset (ASan + UBSan + LSan): build, ctest (every label)
+#   3. tsan preset: build, ctest -L concurrency
+#
+# Each stage builds with -j$WEFT_JOBS and runs ctest -j$WEFT_JOBS (default 2).
+# A stage whose configure or build fails counts as one failed test and the next
+# stage still runs. The last line of the output is always
+#       N passed, N failed
+# summed over the stages (CI reads it; skipped tests count as neither); the exit
+# status is non-zero if anything failed.
+#
+# Environment: WEFT_JOBS (default 2); WEFT_TEST_STAGES (default "release asan tsan");
+# WEFT_CTEST_ARGS (extra ctest arguments for every stage, e.g. "-R unit\.").
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+jobs=${WEFT_JOBS:-2}
+read -r -a stages <<<"${WEFT_TEST_STAGES:-release asan tsan}"
+# shellcheck disable=SC2206 # word splitting intended
+extra_ctest_args=(${WEFT_CTEST_ARGS:-})
+
+total_passed=0
+total_failed=0
+summary=()
+logdir=build/test-logs
+mkdir -p "$logdir"
+start_all=$SECONDS
+
+for stage in "${stages[@]}"; do
+    start=$SECONDS
+    echo "==== $stage: configure and build ================================================"
+    if ! cmake --preset "$stage" >"$logdir/$stage-configure.log" 2>&1; then
+        cat "$logdir/$stage-configure.log"
+        echo "==== $stage: CONFIGURE FAILED (counted as 1 failed test)"
+        total_failed=$((total_failed + 1))
+        summary+=("$stage: configure failed")
+        continue
+    fi
+    if ! cmake --build --preset "$stage" -j"$jobs"; then
+        echo "==== $stage: BUILD FAILED (counted as 1 failed test)"
+        total_failed=$((total_failed + 1))
+        summary+=("$stage: build failed")
+        continue
+    fi
+    build_s=$((SECONDS - start))
+
+    echo "==== $stage: ctest ======================================================="
+    log="$logdir/$stage-ctest.log"
+    ctest --preset "$stage" -j"$jobs" "${extra_ctest_args[@]}" 2>&1 | tee "$log"
+    # "95% tests passed, 3 tests failed out of 57"
+    line=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1)
+    if [[ -n "$line" ]]; then
+        failed=$(sed -E 's/^[0-9]+% tests passed, ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")
+        count=$(sed -E 's/^[0-9]+% tests passed, ([0-9]+) tests? failed out of ([0-9]+).*/\2/' <<<"$line")
+        # Skipped and disabled tests are listed under "did not run"; not passes.
+        skipped=$(sed -n '/^The following tests did not run:/,/^$/p' "$log" | grep -cE '\((Skipped|Disabled)\)$' || true)
+        passed=$((count - failed - skipped))
+    else
+        # No summary: ctest found no tests, or test discovery itself failed.
+        echo "==== $stage: ctest printed no summary (no tests found, or discovery failed)"
+        passed=0
+        failed=1
+        skipped=0
+    fi
+    total_passed=$((total_passed + passed))
+    total_failed=$((total_failed + failed))
+    summary+=("$stage: $passed passed, $failed failed, $skipped skipped (build ${build_s}s, tests $((SECONDS - start - build_s))s)")
+done
+
+echo "==== summary (${stages[*]}; $((SECONDS - start_all))s in all) ===================="
+for s in "${summary[@]}"; do
+    echo "  $s"
+done
+echo "$total_passed passed, $total_failed failed"
+if ((total_failed > 0 || total_passed == 0)); then
+    exit 1
+fi
+exit 0
