@@ -6,7 +6,7 @@
 #
 # Needs: g++-aarch64-linux-gnu and qemu-user (Debian/Ubuntu:
 #   apt-get install -y g++-aarch64-linux-gnu qemu-user).
-# Without them it prints "skipped: no cross toolchain" and exits 0.
+# Without them it prints "skipped: no cross toolchain" and exits 77 (ctest: skipped).
 #
 # Environment (all optional):
 #   WEFT_SOURCE_DIR        the source tree (default: two levels above this script)
@@ -22,7 +22,7 @@ sysroot="${WEFT_AARCH64_SYSROOT:-/usr/aarch64-linux-gnu}"
 
 if ! command -v "$cxx" >/dev/null 2>&1 || ! command -v "$qemu" >/dev/null 2>&1 || [[ ! -d "$sysroot" ]]; then
     echo "skipped: no cross toolchain ($cxx, $qemu or $sysroot missing)"
-    exit 0
+    exit 77
 fi
 
 work="$(mktemp -d)"
