@@ -3,7 +3,8 @@
 # and only those that are missing (`make deps`; `make demo` and `make test` call it).
 #
 #   build:   cmake (>= 3.25), ninja-build, g++, pkg-config
-#   tests:   libgtest-dev, valgrind (callgrind instruction counts)
+#   tests:   libgtest-dev, valgrind (callgrind instruction counts),
+#            g++-aarch64-linux-gnu + qemu-user (the AArch64 switch, run under emulation)
 #   peers:   libboost-fiber-dev, libboost-context-dev, libtbb-dev (weft-bench)
 #   report:  python3-matplotlib (plots of weft-bench demo)
 #
@@ -21,6 +22,8 @@ packages=(
     pkg-config
     libgtest-dev
     valgrind
+    g++-aarch64-linux-gnu
+    qemu-user
     libboost-fiber-dev
     libboost-context-dev
     libtbb-dev
