@@ -1,0 +1,263 @@
+// weft-bench matmul: seed 000's divide-and-conquer matrix multiply (Figure 4)
+// under every scheduler, beside the serial program and the same algorithm on
+// OpenMP tasks and oneTBB (Figures 5, 7 and 8 of the paper).
+//
+// C = A * B for n x n doubles by 8 recursive forks into quadrants, a temporary
+// T per level from weft_malloc, then a parallel divide-and-conquer C += T; the
+// serial kernel below the leaf size (apps/matmul/matmul.hpp). For each version
+// and worker count: time (median over rounds, spread), speedup over serial,
+// peak heap (weft's allocator; the peers count their mallocs), most threads
+// live, stack bytes mapped at the peak, work T1 and span T-inf (measured by the
+// runtime along fork/join edges). Every result is checked against the serial
+// one. The "small stack"/"large stack" variants run fifo with 16 KiB and 1 MiB
+// default stacks (the paper's "Orig + small stk" against Solaris' 1 MB default).
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <weft/weft.h>
+#include <weft/weft.hpp>
+
+#include "harness.hpp"
+#include "matmul.hpp"
+
+namespace weft::bench::matmul {
+namespace {
+
+using apps::matmul::view;
+
+// The weft version: every fork a weft thread, temporaries from weft_malloc
+// (so that dfs charges them to the thread's quota).
+struct weft_exec {
+    template <class... F>
+    void fork_join(F&&... f) {
+        std::array<weft::task<void>, sizeof...(F)> tasks{weft::spawn(std::ref(f))...};
+        for (auto& t : tasks) t.join();
+    }
+    void* allocate(std::size_t bytes) {
+        void* p = weft_malloc(bytes);
+        if (p == nullptr) die("weft_malloc(%zu) failed", bytes);
+        return p;
+    }
+    void release(void* p, std::size_t) { weft_free(p); }
+};
+
+struct matrix {
+    std::vector<double> data;
+    view v;
+    explicit matrix(std::size_t n) : data(n * n), v{data.data(), n} {}
+};
+
+bool power_of_two(std::size_t x) { return x != 0 && (x & (x - 1)) == 0; }
+
+struct variant {
+    std::string sched;
+    std::size_t stack_size;  // 0: the runtime default
+    std::string label;
+};
+
+int run(context& ctx) {
+    auto const& o = ctx.opts();
+    std::size_t const n = static_cast<std::size_t>(o.integer("n"));
+    std::size_t const leaf = static_cast<std::size_t>(o.integer("leaf"));
+    int const rounds = static_cast<int>(o.integer("rounds"));
+    if (!power_of_two(n / leaf) || n % leaf != 0)
+        throw usage_error("--n " + std::to_string(n) + " --leaf " + std::to_string(leaf) +
+                          ": n / leaf must be a power of two (e.g. --n 1024 --leaf 64)");
+    std::vector<int> workers;
+    for (auto const& w : o.list("workers")) {
+        char* end = nullptr;
+        long v = std::strtol(w.c_str(), &end, 10);
+        if (*end != '\0' || v < 1 || v > 1024)
+            throw usage_error("--workers: '" + w + "' is not a worker count (a list like 1,2)");
+        workers.push_back(static_cast<int>(v));
+    }
+    std::vector<variant> variants;
+    for (auto const& s : o.list("sched")) variants.push_back({s, static_cast<std::size_t>(o.integer("stack-size")), s});
+    if (!o.flag("no-stack-variants")) {
+        variants.push_back({"fifo", 16 * 1024, "fifo+small-stack"});
+        variants.push_back({"fifo", 1024 * 1024, "fifo+large-stack"});
+    }
+
+    matrix a(n), b(n), ref(n), c(n);
+    apps::matmul::fill(a.v, n, 1);
+    apps::matmul::fill(b.v, n, 2);
+    problem prob{n, leaf, a.v, b.v};
+
+    ctx.say("C = A * B, n = %zu, leaf %zu, %d round(s) per configuration%s\n", n, leaf, rounds,
+            build_warning().empty() ? "" : (" [" + build_warning() + "]").c_str());
+
+    // Serial: plain calls, same kernel, same temporaries.
+    std::vector<double> serial_times;
+    std::size_t serial_heap = 0;
+    {
+        apps::matmul::serial_exec warm;  // pages of A, B and the result touched once
+        apps::matmul::multiply(warm, a.v, b.v, ref.v, n, leaf);
+    }
+    for (int r = 0; r < rounds; ++r) {
+        apps::matmul::serial_exec ex;
+        std::uint64_t t0 = now_ns();
+        apps::matmul::multiply(ex, a.v, b.v, ref.v, n, leaf);
+        serial_times.push_back(static_cast<double>(now_ns() - t0) / 1e9);
+        serial_heap = ex.heap_peak;
+    }
+    summary const serial = summarize(serial_times);
+
+    table t({"version", "workers", "time s", "spread", "speedup", "peak heap MiB", "x serial heap", "max live",
+             "stack MiB", "T1 s", "Tinf s", "T1/Tinf"});
+    auto mib = [](double bytes) { return fmt(bytes / (1024.0 * 1024.0), 1); };
+
+    auto emit_serial = [&] {
+        json_object rec = ctx.record();
+        rec.add("version", "serial").add("sched", "serial").add("workers", 1).add("n", n).add("leaf", leaf);
+        rec.add_summary("time_s", serial);
+        rec.add("speedup_vs_serial", 1.0).add("peak_heap_bytes", serial_heap).add("serial_heap_bytes", serial_heap);
+        add_provenance(rec);
+        ctx.emit(rec);
+        t.add_row({"serial", "1", fmt(serial.median, 3), fmt_pct(serial.spread), "1.00x", mib(serial_heap), "1.00x", "-",
+                   "-", "-", "-", "-"});
+    };
+    emit_serial();
+
+    for (int w : workers) {
+        t.add_separator();
+        for (auto const& v : variants) {
+            weft_config_t cfg{};
+            cfg.workers = w;
+            cfg.sched = v.sched.c_str();
+            cfg.stack_size = v.stack_size;
+            cfg.measure = 1;
+            if (int rc = weft_init(&cfg); rc != 0)
+                die("weft_init(sched=%s, workers=%d) failed: %s", v.sched.c_str(), w, std::strerror(rc));
+            weft_exec ex;
+            apps::matmul::multiply(ex, a.v, b.v, c.v, n, leaf);  // warm-up: stacks, pages
+            std::vector<double> times;
+            weft_stats_t worst{};
+            for (int r = 0; r < rounds; ++r) {
+                check(weft_stats_reset(), "weft_stats_reset");
+                std::uint64_t t0 = now_ns();
+                apps::matmul::multiply(ex, a.v, b.v, c.v, n, leaf);
+                times.push_back(static_cast<double>(now_ns() - t0) / 1e9);
+                weft_stats_t s;
+                check(weft_stats_get(&s), "weft_stats_get");
+                // Memory figures: the worst round; work and span: the last.
+                worst.heap_bytes_peak = std::max(worst.heap_bytes_peak, s.heap_bytes_peak);
+                worst.max_live_threads = std::max(worst.max_live_threads, s.max_live_threads);
+                worst.stack_bytes_peak = std::max(worst.stack_bytes_peak, s.stack_bytes_peak);
+                worst.work_ns = s.work_ns;
+                worst.span_ns = s.span_ns;
+                worst.steals = s.steals;
+                worst.quota_preemptions = s.quota_preemptions;
+                worst.dummy_threads = s.dummy_threads;
+                worst.threads_created = s.threads_created;
+            }
+            check(weft_finalize(), "weft_finalize");
+            double diff = apps::matmul::max_abs_diff(c.v, ref.v, n);
+            if (diff > 1e-9) die("matmul: %s on %d workers differs from serial by %g", v.label.c_str(), w, diff);
+
+            summary const st = summarize(times);
+            double const par = worst.span_ns != 0 ? static_cast<double>(worst.work_ns) / worst.span_ns : 0.0;
+            json_object rec = ctx.record();
+            rec.add("version", "weft").add("sched", v.sched).add("variant", v.label).add("workers", w);
+            rec.add("n", n).add("leaf", leaf).add("stack_size", v.stack_size);
+            rec.add_summary("time_s", st);
+            rec.add("speedup_vs_serial", serial.median / st.median);
+            rec.add("peak_heap_bytes", worst.heap_bytes_peak).add("serial_heap_bytes", serial_heap);
+            rec.add("heap_vs_serial", static_cast<double>(worst.heap_bytes_peak) / serial_heap);
+            rec.add("max_live_threads", worst.max_live_threads).add("threads_created", worst.threads_created);
+            rec.add("stack_bytes_peak", worst.stack_bytes_peak);
+            rec.add("work_s", worst.work_ns / 1e9).add("span_s", worst.span_ns / 1e9).add("parallelism", par);
+            rec.add("steals", worst.steals).add("quota_preemptions", worst.quota_preemptions);
+            rec.add("dummy_threads", worst.dummy_threads);
+            add_provenance(rec);
+            ctx.emit(rec);
+            t.add_row({v.label, std::to_string(w), fmt(st.median, 3), fmt_pct(st.spread), fmt_ratio(serial.median / st.median),
+                       mib(worst.heap_bytes_peak), fmt_ratio(static_cast<double>(worst.heap_bytes_peak) / serial_heap),
+                       fmt_sig(worst.max_live_threads), mib(worst.stack_bytes_peak), fmt(worst.work_ns / 1e9, 3),
+                       fmt(worst.span_ns / 1e9, 4), fmt(par, 1)});
+        }
+        // Peers: the same algorithm, the same kernel.
+        struct peer {
+            char const* name;
+            bool built;
+            peer_result (*fn)(problem const&, view, int);
+        };
+        peer const peers[] = {
+#if WEFT_HAVE_OPENMP
+            {"openmp", true, &run_openmp},
+#else
+            {"openmp", false, nullptr},
+#endif
+#if WEFT_HAVE_TBB
+            {"tbb", true, &run_tbb},
+#else
+            {"tbb", false, nullptr},
+#endif
+        };
+        for (auto const& p : peers) {
+            if (o.flag("no-peers")) break;
+            if (!p.built) {
+                ctx.warn("%s is not installed: no %s row (make deps installs it)", p.name, p.name);
+                continue;
+            }
+            (void)p.fn(prob, c.v, w);  // warm-up
+            std::vector<double> times;
+            std::size_t peak = 0;
+            for (int r = 0; r < rounds; ++r) {
+                peer_result res = p.fn(prob, c.v, w);
+                times.push_back(res.time_s);
+                peak = std::max(peak, res.peak_heap_bytes);
+            }
+            double diff = apps::matmul::max_abs_diff(c.v, ref.v, n);
+            if (diff > 1e-9) die("matmul: %s on %d workers differs from serial by %g", p.name, w, diff);
+            summary const st = summarize(times);
+            json_object rec = ctx.record();
+            rec.add("version", p.name).add("sched", p.name).add("variant", p.name).add("workers", w);
+            rec.add("n", n).add("leaf", leaf);
+            rec.add_summary("time_s", st);
+            rec.add("speedup_vs_serial", serial.median / st.median);
+            rec.add("peak_heap_bytes", peak).add("serial_heap_bytes", serial_heap);
+            rec.add("heap_vs_serial", static_cast<double>(peak) / serial_heap);
+            add_provenance(rec);
+            ctx.emit(rec);
+            t.add_row({p.name, std::to_string(w), fmt(st.median, 3), fmt_pct(st.spread), fmt_ratio(serial.median / st.median),
+                       mib(peak), fmt_ratio(static_cast<double>(peak) / serial_heap), "-", "-", "-", "-", "-"});
+        }
+    }
+    ctx.print(t, "matmul: time and memory per scheduler (seed 000, Figures 5, 7, 8)");
+    return 0;
+}
+
+registrar const reg{experiment{
+    .name = "matmul",
+    .description = "seed 000's divide-and-conquer matrix multiply: time, memory, threads live, T1/Tinf per scheduler",
+    .details = "C = A * B (n x n doubles) by 8 recursive forks with a temporary per level and a parallel add,\n"
+               "serial kernel below --leaf. Runs the serial program, weft under each --sched at each --workers,\n"
+               "fifo with small (16 KiB) and large (1 MiB) stacks, and the same algorithm on OpenMP tasks and\n"
+               "oneTBB. Times are medians over --rounds; memory figures are the worst round. See docs/bench.md.",
+    .options = {{.name = "n", .kind = opt_kind::integer, .metavar = "N", .default_value = "1024",
+                 .help = "matrix order", .min = 2, .max = 16384},
+                {.name = "leaf", .kind = opt_kind::integer, .metavar = "N", .default_value = "64",
+                 .help = "serial kernel below this order (n / leaf must be a power of two)", .min = 1, .max = 16384},
+                {.name = "workers", .kind = opt_kind::list, .metavar = "LIST", .default_value = "1,2",
+                 .help = "worker counts to run (more than the CPUs is oversubscription)"},
+                {.name = "sched", .kind = opt_kind::list, .metavar = "LIST", .default_value = "fifo,lifo,dfs,ws",
+                 .help = "weft schedulers to run"},
+                {.name = "stack-size", .kind = opt_kind::size, .metavar = "BYTES", .default_value = "0",
+                 .help = "default stack size for the --sched runs (0: the runtime default)", .min = 0,
+                 .max = 1073741824.0},
+                {.name = "no-stack-variants", .kind = opt_kind::flag,
+                 .help = "skip fifo with 16 KiB and 1 MiB stacks (the paper's small-stack variant)"},
+                {.name = "no-peers", .kind = opt_kind::flag, .help = "skip OpenMP tasks and oneTBB"},
+                opt_rounds(3)},
+    .run = run,
+    .in_demo = true,
+    .demo_args = {"--rounds", "3"},
+    .demo_order = 20,
+}};
+
+}  // namespace
+}  // namespace weft::bench::matmul

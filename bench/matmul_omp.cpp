@@ -1,0 +1,51 @@
+// The matmul algorithm on OpenMP tasks: each fork is a task, each join a
+// taskwait; temporaries from malloc, counted to report the heap peak.
+#include <omp.h>
+
+#include <atomic>
+#include <cstdlib>
+
+#include "harness.hpp"
+#include "matmul.hpp"
+
+namespace weft::bench::matmul {
+namespace {
+
+struct omp_exec {
+    std::atomic<std::size_t> heap{0};
+    std::atomic<std::size_t> peak{0};
+    template <class... F>
+    void fork_join(F&&... f) {
+        // Tasks capture the callables by reference: they outlive the taskwait.
+        ((void)[&] {
+#pragma omp task default(shared)
+            f();
+        }(), ...);
+#pragma omp taskwait
+    }
+    void* allocate(std::size_t bytes) {
+        std::size_t now = heap.fetch_add(bytes) + bytes;
+        std::size_t p = peak.load();
+        while (now > p && !peak.compare_exchange_weak(p, now)) {
+        }
+        return std::malloc(bytes);
+    }
+    void release(void* p, std::size_t bytes) {
+        heap.fetch_sub(bytes);
+        std::free(p);
+    }
+};
+
+}  // namespace
+
+peer_result run_openmp(problem const& p, apps::matmul::view c, int workers) {
+    omp_exec ex;
+    std::uint64_t t0 = now_ns();
+#pragma omp parallel num_threads(workers) default(shared)
+#pragma omp single
+    apps::matmul::multiply(ex, p.a, p.b, c, p.n, p.leaf);
+    std::uint64_t t1 = now_ns();
+    return {static_cast<double>(t1 - t0) / 1e9, ex.peak.load()};
+}
+
+}  // namespace weft::bench::matmul
