@@ -1,0 +1,340 @@
+// weft-bench harness — what every experiment shares.
+//
+// weft-bench is a registry of experiments. An experiment is one file in bench/
+// (bench/micro.cpp, bench/matmul.cpp, ...) that describes itself with an
+// `experiment` value and registers it with a static `registrar`; adding an
+// experiment therefore touches no other file (bench/CMakeLists.txt globs every
+// bench/*.cpp and bench/*/*.cpp into the executable). See docs/bench.md,
+// "Adding an experiment", for a complete example.
+//
+// This header gives the experiment:
+//   - timing:      now_ns() on std::chrono::steady_clock;
+//   - statistics:  summarize() -> median, min, max, p10, p90 and the spread,
+//                  defined as (p90 - p10) / median (linear interpolation
+//                  between order statistics, as numpy's default percentile);
+//   - output:      json_object (a tiny JSON writer with proper escaping),
+//                  table (aligned text tables), and context::emit(), which
+//                  writes one JSON object per line (JSONL) on stdout under
+//                  --json and appends it to the file named by --jsonl;
+//   - options:     option_spec + parse_options() with validation; errors name
+//                  the bad option or value and list what is valid (exit 2);
+//   - CPU helpers: allowed_cpus(), pin_current_thread(), affinity_guard.
+//
+// The harness is plain C++20 and uses nothing of weft: it can be compiled and
+// tested without the runtime.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <pthread.h>
+#include <sched.h>
+
+namespace weft::bench {
+
+// ---------------------------------------------------------------------------
+// Timing
+// ---------------------------------------------------------------------------
+
+// Nanoseconds on the monotonic steady clock (CLOCK_MONOTONIC through the vDSO
+// on Linux, ~20 ns per call). Only differences are meaningful.
+std::uint64_t now_ns() noexcept;
+
+// Keeps the compiler from deleting a computation whose result is otherwise
+// unused (the classic benchmark::DoNotOptimize).
+template <class T>
+inline void keep(T const& value) noexcept {
+    asm volatile("" : : "r,m"(value) : "memory");
+}
+
+// ---------------------------------------------------------------------------
+// Statistics over repeated rounds
+// ---------------------------------------------------------------------------
+
+struct summary {
+    double median = 0;
+    double min = 0;
+    double max = 0;
+    double p10 = 0;
+    double p90 = 0;
+    double spread = 0;  // (p90 - p10) / median; 0 when median is 0
+    std::size_t n = 0;
+};
+
+// Percentile p in [0, 1] of an ascending-sorted, non-empty sample, by linear
+// interpolation between the closest ranks (numpy's default "linear" method).
+double percentile(std::vector<double> const& sorted, double p);
+
+// Summary of a sample (need not be sorted). An empty sample gives all zeros.
+summary summarize(std::vector<double> samples);
+
+// ---------------------------------------------------------------------------
+// JSON
+// ---------------------------------------------------------------------------
+
+// `s` as a JSON string literal, quotes included: ", \ and control characters
+// are escaped; other bytes (UTF-8) pass through unchanged.
+std::string json_quote(std::string_view s);
+
+// A double as a JSON number (7 significant digits); NaN and infinities,
+// which JSON cannot express, become null.
+std::string json_number(double v);
+
+// A flat JSON object built field by field, in insertion order. Adding a key
+// twice replaces nothing: it appends a duplicate, so don't.
+class json_object {
+public:
+    json_object& add(std::string_view key, double v);
+    json_object& add(std::string_view key, int v);
+    json_object& add(std::string_view key, long v);
+    json_object& add(std::string_view key, long long v);
+    json_object& add(std::string_view key, unsigned v);
+    json_object& add(std::string_view key, unsigned long v);
+    json_object& add(std::string_view key, unsigned long long v);
+    json_object& add(std::string_view key, bool v);
+    json_object& add(std::string_view key, std::string_view v);
+    json_object& add(std::string_view key, char const* v);
+    json_object& add(std::string_view key, std::string const& v);
+    json_object& add_null(std::string_view key);
+    // A nested value that is already valid JSON text (an array, an object).
+    json_object& add_raw(std::string_view key, std::string_view json);
+    // A JSON array of strings.
+    json_object& add(std::string_view key, std::vector<std::string> const& v);
+    // Adds the statistics of a figure as KEY (median), KEY_spread, KEY_min,
+    // KEY_max. This is the convention every experiment uses for a figure
+    // measured over rounds.
+    json_object& add_summary(std::string_view key, summary const& s);
+
+    bool empty() const noexcept { return body_.empty(); }
+    std::string str() const;
+
+private:
+    json_object& field(std::string_view key, std::string_view value_text);
+    std::string body_;
+};
+
+// ---------------------------------------------------------------------------
+// Text tables
+// ---------------------------------------------------------------------------
+
+// An aligned text table. Columns whose alignment is 'r' are right-aligned
+// (numbers), 'l' left-aligned; by default the first column is left-aligned
+// and the others right-aligned.
+class table {
+public:
+    explicit table(std::vector<std::string> headers, std::string align = {});
+    void add_row(std::vector<std::string> cells);
+    void add_separator();
+    void print(std::FILE* out) const;
+    std::size_t rows() const noexcept { return rows_.size(); }
+
+private:
+    std::vector<std::string> headers_;
+    std::string align_;
+    std::vector<std::vector<std::string>> rows_;  // an empty row is a separator
+};
+
+// Human-readable numbers for tables.
+std::string fmt(double v, int decimals);  // fixed decimals
+std::string fmt_sig(double v);            // ~3-4 significant digits, thousands separated
+std::string fmt_pct(double fraction);     // 0.034 -> "3.4%"
+std::string fmt_ratio(double v);          // 12.3 -> "12.3x"
+
+// ---------------------------------------------------------------------------
+// Options
+// ---------------------------------------------------------------------------
+
+enum class opt_kind {
+    integer,  // decimal integer within [min, max]
+    size,     // byte count: integer with an optional K, M or G suffix (x1024^k)
+    number,   // floating-point within [min, max]
+    string,   // any text; restricted to `choices` when those are given
+    list,     // comma-separated names; each must be one of `choices` when given
+    flag,     // no value
+};
+
+struct option_spec {
+    std::string name{};  // without the leading "--"
+    opt_kind kind = opt_kind::integer;
+    std::string metavar{};        // shown in help: --rounds N
+    std::string default_value{};  // as text; empty = no default (flag: off)
+    std::string help{};
+    double min = 0;  // integer, size, number: inclusive bounds
+    double max = 1e18;
+    std::vector<std::string> choices{};  // string, list
+};
+
+// Ready-made specs, so that experiments spell their common options alike.
+option_spec opt_rounds(int default_rounds);
+option_spec opt_workers(int default_workers);
+option_spec opt_iters(long default_iters, std::string help = {});
+option_spec opt_sched();
+
+// A command-line mistake: the message names the option or value that was
+// wrong and what is valid. main() prints it and exits with status 2.
+struct usage_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// The parsed options of one experiment run.
+class options {
+public:
+    long long integer(std::string_view name) const;  // integer and size kinds
+    double number(std::string_view name) const;
+    std::string const& string(std::string_view name) const;
+    std::vector<std::string> list(std::string_view name) const;
+    bool flag(std::string_view name) const;
+    // True if the option was given on the command line (not just defaulted).
+    bool given(std::string_view name) const;
+
+    // Used by parse_options.
+    void set(std::string const& name, std::string value, bool given);
+
+private:
+    std::string const& raw(std::string_view name) const;
+    std::map<std::string, std::string, std::less<>> values_;
+    std::set<std::string, std::less<>> given_;
+};
+
+// Parses args (everything after the experiment name) against specs; throws
+// usage_error. Accepts "--name value" and "--name=value".
+options parse_options(std::string const& command, std::vector<option_spec> const& specs,
+                      std::vector<std::string> const& args);
+
+// Help text for a list of options (two columns, defaults shown).
+std::string options_help(std::vector<option_spec> const& specs);
+
+// ---------------------------------------------------------------------------
+// Experiments and their registry
+// ---------------------------------------------------------------------------
+
+class context;
+
+struct experiment {
+    std::string name{};                  // the command: weft-bench NAME
+    std::string description{};           // one line, for `weft-bench list`
+    std::string details{};               // longer help: what is timed, per what unit
+    std::vector<option_spec> options{};  // --json, --jsonl and --help are added
+    std::function<int(context&)> run{};  // returns the exit status
+    // weft-bench demo runs this experiment (in its own process, with
+    // demo_args appended) in increasing demo_order.
+    bool in_demo = false;
+    std::vector<std::string> demo_args{};
+    int demo_order = 100;
+};
+
+// Registers an experiment at static-initialisation time:
+//     static weft::bench::registrar reg{{.name = "micro", ...}};
+struct registrar {
+    explicit registrar(experiment e);
+};
+
+// All registered experiments, sorted by name.
+std::vector<experiment const*> experiments();
+experiment const* find_experiment(std::string_view name);
+
+// The options every experiment accepts.
+std::vector<option_spec> const& common_options();
+
+// What an experiment's run function gets.
+class context {
+public:
+    context(experiment const& exp, options opts);
+    ~context();
+    context(context const&) = delete;
+    context& operator=(context const&) = delete;
+
+    experiment const& exp() const noexcept { return *exp_; }
+    options const& opts() const noexcept { return opts_; }
+    // True under --json: stdout carries only JSONL, tables are not printed.
+    bool json() const noexcept { return json_; }
+
+    // A record with "experiment" already set; add figures, then emit() it.
+    json_object record() const;
+    // Prints the record on stdout as one line (under --json) and appends it
+    // to the --jsonl file if one was given.
+    void emit(json_object const& rec);
+    // Prints a table with an optional title (not under --json).
+    void print(table const& t, std::string_view title = {});
+    // A line of text for the reader: stdout without --json, else nothing.
+    void say(char const* fmt, ...) __attribute__((format(printf, 2, 3)));
+    // A warning: always on stderr, prefixed with "weft-bench NAME: warning: ".
+    void warn(char const* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+private:
+    experiment const* exp_;
+    options opts_;
+    bool json_ = false;
+    std::FILE* jsonl_ = nullptr;
+};
+
+// ---------------------------------------------------------------------------
+// Failing loudly
+// ---------------------------------------------------------------------------
+
+// Prints "weft-bench: WHAT failed: strerror(rc)" and exits with status 1 when
+// rc != 0 (usable on any thread: it calls _exit after flushing stdio). Inline
+// with the failure path out of line, since it wraps every timed call.
+[[noreturn]] void check_failed(int rc, char const* what);
+inline void check(int rc, char const* what) {
+    if (__builtin_expect(rc != 0, 0)) check_failed(rc, what);
+}
+[[noreturn]] void die(char const* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// ---------------------------------------------------------------------------
+// CPUs
+// ---------------------------------------------------------------------------
+
+// CPUs this thread may run on (its affinity mask), ascending.
+std::vector<int> allowed_cpus();
+// Restricts the calling kernel thread to one CPU. Returns 0 or an errno.
+int pin_current_thread(int cpu) noexcept;
+// A pthread attribute setting: the thread created with it runs on `cpu` only.
+int pin_attr(pthread_attr_t* attr, int cpu) noexcept;
+
+// Saves the calling thread's affinity mask and restores it on destruction.
+class affinity_guard {
+public:
+    affinity_guard() noexcept;
+    ~affinity_guard();
+    affinity_guard(affinity_guard const&) = delete;
+    affinity_guard& operator=(affinity_guard const&) = delete;
+
+private:
+    cpu_set_t saved_{};
+    bool ok_ = false;
+};
+
+// ---------------------------------------------------------------------------
+// Provenance
+// ---------------------------------------------------------------------------
+
+// Adds how the tool was built and what the machine was doing: "build_type",
+// "context", "sanitize" (from the WEFT_BUILD_* definitions of
+// bench/CMakeLists.txt, "" when absent), "cpus" (CPUs this process may use)
+// and "loadavg_1m" (the 1-minute load average when called: a value well above
+// the CPU count means the figures were taken on a busy machine).
+void add_provenance(json_object& rec);
+// A warning to print when the figures come from a build not meant for timing
+// (not Release/RelWithDebInfo, or with sanitizers), else "".
+std::string build_warning();
+
+// ---------------------------------------------------------------------------
+// Locating things
+// ---------------------------------------------------------------------------
+
+// Absolute path of the running executable ("" if unknown).
+std::string self_exe();
+// bench/report/make_report.py, searched for as docs/bench.md says ("" if not
+// found).
+std::string find_report_script();
+
+}  // namespace weft::bench
