@@ -8,6 +8,7 @@
 
 #include "arch/context.hpp"
 #include "arch/fiber_sanitizer.hpp"
+#include "core/dispatch.hpp"
 #include "core/profile.hpp"
 #include "core/runtime.hpp"
 #include "core/spawn.hpp"
@@ -19,9 +20,6 @@ namespace weft::detail {
 
 namespace {
 thread_local worker* tls_worker = nullptr;
-
-// The two words of libstdc++'s/libc++abi's per-thread __cxa_eh_globals.
-constexpr std::size_t eh_bytes = 2 * sizeof(void*);
 
 // True if w has work outside the policy: pinned ults, external wake-ups, timers.
 bool side_work(runtime* rt, worker* w) {
@@ -78,32 +76,9 @@ ult* pick(worker* w, bool fire_timers) {
     return rt->policy->pick_next(rt->policy_state, w->index);
 }
 
-// Switches from `from` (the current ult of w) to `to`. On return the caller is
-// running again, possibly on another worker: w is updated.
-void switch_to(worker*& w, ult* from, ult* to) {
-    // `to` may have been readied while its last worker was still switching
-    // away from it: wait until its context is saved (a few instructions).
-    while (to->suspended.load(memory_order_acquire) == 0) cpu_relax();
-    to->suspended.store(0, memory_order_relaxed);
-    w->current = to;
-    w->prev = from;
-    w->switches.store(w->switches.load(memory_order_relaxed) + 1, memory_order_relaxed);
-    if (g_measure) profile_switch(w, from, to);
-    // C++ exception state is per kernel thread; carry it with the ult.
-    std::memcpy(from->eh_state, w->eh_globals, eh_bytes);
-    std::memcpy(w->eh_globals, to->eh_state, eh_bytes);
-    if (from->stack.guard == arch::guard_kind::canary && !arch::stack_canary_intact(from->stack))
-        report_canary_overflow(from);
-    // Nothing instrumented may run between this hook and the switch.
-    arch::san_before_switch(&from->san, &to->san, w->pending == post_switch::finish_prev);
-    void* arg = arch::switch_context(&from->ctx, &to->ctx, w);
-    w = static_cast<worker*>(arg);
-    arch::san_after_switch(&from->san);
-    run_post_switch(w);
-}
-
-// Runs on the new ult right after a switch, on the switching worker.
-void run_post_switch(worker* w) {
+namespace {
+// The post-switch action proper (see run_post_switch).
+void finish_switch(worker* w) {
     ult* prev = w->prev;
     switch (w->pending) {
     case post_switch::none:
@@ -120,6 +95,25 @@ void run_post_switch(worker* w) {
     }
     // Release: whoever picks prev next (maybe already waiting) sees its context.
     prev->suspended.store(1, memory_order_release);
+}
+}  // namespace
+
+void switch_to(worker*& w, ult* from, ult* to) { switch_inline(w, from, to); }
+
+// Runs on the new ult right after a switch, on the switching worker. On the
+// idle ult, it then carries out a handoff (see switch_to): a loop rather than
+// a recursion, so that the idle stack does not grow when handoffs follow each
+// other (the idle ult resumes inside the loop's switch_to, finds the next
+// handoff there and returns to the loop).
+void run_post_switch(worker* w) {
+    finish_switch(w);
+    if (w->handoff == nullptr || w->in_handoff) return;
+    w->in_handoff = true;
+    while (ult* to = w->handoff) {
+        w->handoff = nullptr;
+        switch_to(w, w->idle, to);  // from the idle ult: waits for `to` as long as needed
+    }
+    w->in_handoff = false;
 }
 
 void make_ready(worker* w, ult* t, ready_reason why) {
@@ -167,7 +161,7 @@ worker* yield(worker* w) {
         if (next == nullptr) return w;
         make_ready(w, self, ready_reason::yielded);
     }
-    switch_to(w, self, next);
+    switch_inline(w, self, next);
     return w;
 }
 
@@ -176,48 +170,13 @@ worker* migrate(worker* w) {
     ult* next = pick(w);
     if (next == nullptr) next = w->idle;
     make_ready(w, self, ready_reason::yielded);  // pinned: goes to its worker's inbox
-    switch_to(w, self, next);
+    switch_inline(w, self, next);
     return w;
 }
 
-worker* block(worker* w, std::uint32_t* lock) {
-    ult* self = w->current;
-    runtime* rt = g_rt;
-    if (rt->policy->on_block != nullptr) rt->policy->on_block(rt->policy_state, w->index, self);
-    ult* next = pick(w, /*fire_timers=*/lock == nullptr);
-    if (next == self) {
-        // Woken before it could block (lock-free wake-ups such as join).
-        if (lock != nullptr) atomic_ref<std::uint32_t>(*lock).store(0, memory_order_release);
-        return w;
-    }
-    if (next == nullptr) next = w->idle;
-    if (lock != nullptr) {
-        w->pending = post_switch::unlock;
-        w->pending_lock = lock;
-    }
-    switch_to(w, self, next);
-    return w;
-}
+worker* block(worker* w, std::uint32_t* lock) { return block_inline(w, lock); }
 
-void exit_current(worker* w) {
-    ult* self = w->current;
-    runtime* rt = g_rt;
-    if (rt->policy->on_exit != nullptr) rt->policy->on_exit(rt->policy_state, w->index, self);
-    wait_record* joiner = leave(w, self);
-    ult* next = pick(w);
-    if (joiner != nullptr) {
-        ult* j = joiner->waiter;
-        // With nothing else to run here, switch straight to the joiner: one
-        // switch instead of two (via the idle ult), and no policy order is
-        // bypassed since the joiner would be the only ready ult.
-        if (next == nullptr && j != nullptr && (j->pinned_worker < 0 || j->pinned_worker == w->index)) next = j;
-        else wake_from(w, joiner);
-    }
-    if (next == nullptr) next = w->idle;
-    w->pending = post_switch::finish_prev;
-    switch_to(w, self, next);
-    __builtin_unreachable();
-}
+void exit_current(worker* w) { exit_inline(w); }
 
 worker* start(worker* w, ult* child) {
     runtime* rt = g_rt;
@@ -226,7 +185,7 @@ worker* start(worker* w, ult* child) {
         // Child first: the parent is queued now (see ult::suspended) and runs
         // when the policy says.
         make_ready(w, self, ready_reason::preempted_by_child);
-        switch_to(w, self, child);
+        switch_inline(w, self, child);
         return w;
     }
     if (rt->nworkers > 1) notify_work();

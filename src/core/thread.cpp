@@ -9,6 +9,7 @@
 
 #include "arch/context.hpp"
 #include "arch/fiber_sanitizer.hpp"
+#include "core/dispatch.hpp"
 #include "core/keys.hpp"
 #include "core/profile.hpp"
 #include "core/runtime.hpp"
@@ -35,7 +36,7 @@ std::uint64_t next_id(runtime* rt, worker* w) {
 // Owner-only counter update: a relaxed load and store, no locked instruction.
 void bump(atomic<std::int64_t>& c, std::int64_t d) { c.store(c.load(memory_order_relaxed) + d, memory_order_relaxed); }
 
-[[noreturn]] void end_thread(ult* self, void* retval);
+[[noreturn, gnu::always_inline]] inline void end_thread(ult* self, void* retval);
 
 void ult_entry(void* arg) noexcept {
     worker* w = static_cast<worker*>(arg);
@@ -74,7 +75,7 @@ void check_finalize(runtime* rt, worker* w) {
     if (rec != nullptr) wake_from(w, rec);
 }
 
-void end_thread(ult* self, void* retval) {
+inline void end_thread(ult* self, void* retval) {
     if (self->key_values != nullptr) run_key_destructors(self);
     self->retval = retval;
     if (self->kind == ult_kind::main) {
@@ -82,7 +83,7 @@ void end_thread(ult* self, void* retval) {
         wait_for_other_ults();
         std::exit(0);
     }
-    exit_current(current_worker());
+    exit_inline(current_worker());
 }
 
 }  // namespace
@@ -200,7 +201,8 @@ wait_record* leave(worker* w, ult* self) {
     return (s > join_detached) ? reinterpret_cast<wait_record*>(s) : nullptr;
 }
 
-int join_ult(ult* t, void** retval, void (*collect)(void*, void*), void* ctx) {
+// Inlined into weft_thread_join (see dispatch.hpp: fewer frames across the switch).
+[[gnu::always_inline]] inline int join_inline(ult* t, void** retval, void (*collect)(void*, void*), void* ctx) {
     worker* w = current_worker();
     if (w != nullptr && w->current == t) return EDEADLK;
     std::uintptr_t s = t->join_word.load(memory_order_acquire);
@@ -210,7 +212,16 @@ int join_ult(ult* t, void** retval, void (*collect)(void*, void*), void* ctx) {
                                                  memory_order_acquire)) {
             // The ending ult wakes us (or switches straight to us). The wake
             // may come before we are suspended: see ult::suspended.
-            wait(&rec, nullptr, 0, "weft_thread_join", t);
+            if (w != nullptr) {
+                ult* self = w->current;
+                self->wait_kind = "weft_thread_join";
+                self->wait_object = t;
+                block_inline(w, nullptr);
+                self->wait_kind = nullptr;
+                self->wait_object = nullptr;
+            } else {
+                wait(&rec, nullptr, 0, "weft_thread_join", t);
+            }
             s = t->join_word.load(memory_order_acquire);
         }
     }
@@ -223,6 +234,10 @@ int join_ult(ult* t, void** retval, void (*collect)(void*, void*), void* ctx) {
     if (g_measure && w != nullptr) profile_join(w, w->current, t);
     release_ult(w, t);
     return 0;
+}
+
+int join_ult(ult* t, void** retval, void (*collect)(void*, void*), void* ctx) {
+    return join_inline(t, retval, collect, ctx);
 }
 
 int detach_ult(ult* t) {
@@ -289,7 +304,7 @@ WEFT_API int weft_thread_create(weft_thread_t* thread, const weft_attr_t* attr, 
 WEFT_API int weft_thread_join(weft_thread_t thread, void** retval) {
     if (thread == WEFT_THREAD_NULL) return ESRCH;
     if (g_rt == nullptr) return ESRCH;
-    return join_ult(from_handle(thread), retval, nullptr, nullptr);
+    return join_inline(from_handle(thread), retval, nullptr, nullptr);
 }
 
 WEFT_API int weft_thread_create_inplace(weft_thread_t* thread, const weft_attr_t* attr, void* (*fn)(void*),

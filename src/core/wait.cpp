@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <climits>
 
+#include "core/dispatch.hpp"
 #include "core/runtime.hpp"
 #include "core/timer.hpp"
 
@@ -84,14 +85,14 @@ int wait(wait_record* rec, std::uint32_t* lock, std::int64_t deadline_ns, const 
     self->wait_kind = what;
     self->wait_object = object;
     if (deadline_ns == 0) {
-        block(w, lock);
+        block_inline(w, lock);
     } else {
         timer_entry timer;
         timer.deadline = deadline_ns;
         timer.rec = rec;
         timer.lock = lock;
         g_rt->timers->arm(&timer);
-        block(w, lock);
+        block_inline(w, lock);
         g_rt->timers->cancel(&timer);
     }
     self->wait_kind = nullptr;

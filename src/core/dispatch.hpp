@@ -1,0 +1,111 @@
+// weft::detail — the switching paths, inline.
+//
+// Every function here is forced inline into its callers on purpose: after a
+// switch the CPU's return-stack predictor holds the *other* ult's call chain,
+// so each return on the way back up from switch_context mispredicts (~15-20
+// cycles each, measured with `perf stat -e branch-misses`). Each frame kept out
+// of the path between the user's call and switch_context is one mispredicted
+// return less per switch. The out-of-line entry points (block, exit_current,
+// switch_to) live in dispatch.cpp for the paths where a frame does not matter.
+#pragma once
+
+#include <cstring>
+
+#include "arch/context.hpp"
+#include "arch/fiber_sanitizer.hpp"
+#include "core/profile.hpp"
+#include "core/runtime.hpp"
+#include "core/spawn.hpp"
+#include "core/wait.hpp"
+
+namespace weft::detail {
+
+// The two words of libstdc++'s/libc++abi's per-thread __cxa_eh_globals.
+inline constexpr std::size_t eh_bytes = 2 * sizeof(void*);
+
+// Pauses switch_to spins on a ult still being suspended elsewhere before it
+// goes through the idle ult instead (see switch_inline). The other worker needs
+// a few dozen instructions in the benign case. Guess.
+inline constexpr int handoff_spins = 64;
+
+// Switches from `from` (the current ult of w) to `to`. On return the caller is
+// running again, possibly on another worker: w is updated.
+[[gnu::always_inline]] inline void switch_inline(worker*& w, ult* from, ult* to) {
+    // `to` may have been readied while its last worker was still switching
+    // away from it: wait until its context is saved (a few instructions).
+    // But that worker may itself be waiting here for `from`, if `from` too was
+    // readied before being suspended (a joiner woken before it blocked, a
+    // yield, a preemption) and that worker picked it: each waits for the
+    // other's ult, for ever. So after a short spin, unless `from` is the idle
+    // ult (in no ready set: nobody waits for it), save `from` first by
+    // switching to the idle ult, which then waits for `to` (handoff, in
+    // run_post_switch). Found by dfs, whose pick order makes it likely.
+    if (to->suspended.load(memory_order_acquire) == 0) {
+        int spins = 0;
+        while (to->suspended.load(memory_order_acquire) == 0) {
+            if (++spins > handoff_spins && from != w->idle) {
+                w->handoff = to;
+                to = w->idle;
+                break;
+            }
+            cpu_relax();
+        }
+    }
+    to->suspended.store(0, memory_order_relaxed);
+    w->current = to;
+    w->prev = from;
+    w->switches.store(w->switches.load(memory_order_relaxed) + 1, memory_order_relaxed);
+    if (g_measure) profile_switch(w, from, to);
+    // C++ exception state is per kernel thread; carry it with the ult.
+    std::memcpy(from->eh_state, w->eh_globals, eh_bytes);
+    std::memcpy(w->eh_globals, to->eh_state, eh_bytes);
+    if (from->stack.guard == arch::guard_kind::canary && !arch::stack_canary_intact(from->stack))
+        report_canary_overflow(from);
+    // Nothing instrumented may run between this hook and the switch.
+    arch::san_before_switch(&from->san, &to->san, w->pending == post_switch::finish_prev);
+    void* arg = arch::switch_context(&from->ctx, &to->ctx, w);
+    w = static_cast<worker*>(arg);
+    arch::san_after_switch(&from->san);
+    run_post_switch(w);
+}
+
+[[gnu::always_inline]] inline worker* block_inline(worker* w, std::uint32_t* lock) {
+    ult* self = w->current;
+    runtime* rt = g_rt;
+    if (rt->policy->on_block != nullptr) rt->policy->on_block(rt->policy_state, w->index, self);
+    ult* next = pick(w, /*fire_timers=*/lock == nullptr);
+    if (next == self) {
+        // Woken before it could block (lock-free wake-ups such as join).
+        if (lock != nullptr) atomic_ref<std::uint32_t>(*lock).store(0, memory_order_release);
+        return w;
+    }
+    if (next == nullptr) next = w->idle;
+    if (lock != nullptr) {
+        w->pending = post_switch::unlock;
+        w->pending_lock = lock;
+    }
+    switch_inline(w, self, next);
+    return w;
+}
+
+[[gnu::always_inline, noreturn]] inline void exit_inline(worker* w) {
+    ult* self = w->current;
+    runtime* rt = g_rt;
+    if (rt->policy->on_exit != nullptr) rt->policy->on_exit(rt->policy_state, w->index, self);
+    wait_record* joiner = leave(w, self);
+    ult* next = pick(w);
+    if (joiner != nullptr) {
+        ult* j = joiner->waiter;
+        // With nothing else to run here, switch straight to the joiner: one
+        // switch instead of two (via the idle ult), and no policy order is
+        // bypassed since the joiner would be the only ready ult.
+        if (next == nullptr && j != nullptr && (j->pinned_worker < 0 || j->pinned_worker == w->index)) next = j;
+        else wake_from(w, joiner);
+    }
+    if (next == nullptr) next = w->idle;
+    w->pending = post_switch::finish_prev;
+    switch_inline(w, self, next);
+    __builtin_unreachable();
+}
+
+}  // namespace weft::detail
