@@ -11,20 +11,19 @@ namespace {
 global_queue& q(void* self) { return *static_cast<global_queue*>(self); }
 
 const sched_policy_def fifo_policy = {
-    "fifo",
-    "one global FIFO queue; the parent continues after a fork (breadth-first)",
-    [](int) -> void* { return new global_queue; },
-    [](void* self) { delete static_cast<global_queue*>(self); },
-    [](void* self, int, ult*, ult* child) {
-        q(self).push_back(child);
-        return false;
-    },
-    [](void* self, int, ult* t, ready_reason) { q(self).push_back(t); },
-    [](void* self, int) { return q(self).pop_front(); },
-    [](void* self, int, ult* t) { return q(self).swap_back_front(t); },
-    [](void* self, int) { return q(self).maybe_nonempty(); },
-    nullptr,
-    nullptr,
+    .name = "fifo",
+    .description = "one global FIFO queue; the parent continues after a fork (breadth-first)",
+    .create = [](int workers) -> void* { return new global_queue(workers); },
+    .destroy = [](void* self) { delete static_cast<global_queue*>(self); },
+    .spawn =
+        [](void* self, int, ult*, ult* child) {
+            q(self).push_back(child);
+            return false;
+        },
+    .ready = [](void* self, int, ult* t, ready_reason) { q(self).push_back(t); },
+    .pick_next = [](void* self, int) { return q(self).pop_front(); },
+    .yield_swap = [](void* self, int, ult* t) { return q(self).swap_back_front(t); },
+    .has_work = [](void* self, int) { return q(self).maybe_nonempty(); },
 };
 
 }  // namespace

@@ -13,23 +13,23 @@ namespace {
 global_queue& q(void* self) { return *static_cast<global_queue*>(self); }
 
 const sched_policy_def lifo_policy = {
-    "lifo",
-    "one global LIFO stack; the parent continues after a fork",
-    [](int) -> void* { return new global_queue; },
-    [](void* self) { delete static_cast<global_queue*>(self); },
-    [](void* self, int, ult*, ult* child) {
-        q(self).push_front(child);
-        return false;
-    },
-    [](void* self, int, ult* t, ready_reason why) {
-        if (why == ready_reason::yielded) q(self).push_back(t);
-        else q(self).push_front(t);
-    },
-    [](void* self, int) { return q(self).pop_front(); },
-    [](void* self, int, ult* t) { return q(self).swap_back_front(t); },
-    [](void* self, int) { return q(self).maybe_nonempty(); },
-    nullptr,
-    nullptr,
+    .name = "lifo",
+    .description = "one global LIFO stack; the parent continues after a fork",
+    .create = [](int workers) -> void* { return new global_queue(workers); },
+    .destroy = [](void* self) { delete static_cast<global_queue*>(self); },
+    .spawn =
+        [](void* self, int, ult*, ult* child) {
+            q(self).push_front(child);
+            return false;
+        },
+    .ready =
+        [](void* self, int, ult* t, ready_reason why) {
+            if (why == ready_reason::yielded) q(self).push_back(t);
+            else q(self).push_front(t);
+        },
+    .pick_next = [](void* self, int) { return q(self).pop_front(); },
+    .yield_swap = [](void* self, int, ult* t) { return q(self).swap_back_front(t); },
+    .has_work = [](void* self, int) { return q(self).maybe_nonempty(); },
 };
 
 }  // namespace
