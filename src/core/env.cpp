@@ -132,6 +132,19 @@ int read_settings(const weft_config_t* cfg, settings* out) {
         s.stack_size = tun::default_stack_size;
     }
 
+    // Memory quota K of the space-efficient scheduler (seed 000; tunables.hpp).
+    if (const char* e = std::getenv("WEFT_QUOTA"); e != nullptr) {
+        std::size_t v = 0;
+        if (!parse_bytes(e, &v) || v < tun::min_quota || v > tun::max_quota) {
+            complain("WEFT_QUOTA", e,
+                     "a byte count from 1K to 1024G, optionally with a K, M or G suffix (e.g. 64K)");
+            return EINVAL;
+        }
+        s.quota = v;
+    } else {
+        s.quota = tun::default_quota;
+    }
+
     // Statistics at exit.
     if (cfg != nullptr && cfg->stats != 0) {
         s.stats = true;

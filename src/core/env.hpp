@@ -12,6 +12,7 @@ struct settings {
     int workers = 0;            // resolved: >= 1
     std::string sched;          // a registered policy name
     std::size_t stack_size = 0; // resolved default stack size, bytes
+    std::size_t quota = 0;      // resolved WEFT_QUOTA, bytes (dfs memory quota K)
     bool stats = false;
     bool measure = false;       // work/span measurement (stats, cfg.measure or a trace imply it)
     std::string trace_path;     // WEFT_TRACE: empty = no trace

@@ -62,6 +62,8 @@ struct alignas(64) worker {
     post_switch pending = post_switch::none;
     std::uint32_t* pending_lock = nullptr;
     ult* prev = nullptr;               // the ult switched away from (post-switch)
+    ult* handoff = nullptr;            // the idle ult switches to it next (switch_to)
+    bool in_handoff = false;           // the idle ult is in run_post_switch's handoff loop
     void* eh_globals = nullptr;        // this kernel thread's __cxa_eh_globals
     arch::stack_cache stacks;
     std::uint64_t id_next = 0;         // ids handed out in blocks, no shared counter
@@ -158,6 +160,13 @@ worker* migrate(worker* w);
 worker* start(worker* w, ult* child);
 // Makes t runnable. w is the calling worker or null (external caller).
 void make_ready(worker* w, ult* t, ready_reason why);
+// Preemption by the runtime (src/core/preempt.cpp), used by weft's allocator
+// when the policy's on_alloc asks for it (dfs memory quota, seed 000):
+// preempt makes the current ult ready with ready_reason::preempted and runs
+// what the policy picks, which may be the same ult (then nothing switches);
+// run_dummies forks n dummy threads as a binary tree and joins them.
+worker* preempt(worker* w);
+worker* run_dummies(worker* w, std::uint32_t n);
 void run_post_switch(worker* w);
 void switch_to(worker*& w, ult* from, ult* to);
 ult* pick(worker* w, bool fire_timers = true);

@@ -8,6 +8,7 @@
 #include "core/runtime.hpp"
 #include "core/timer.hpp"
 #include "core/wait.hpp"
+#include "mem/quota_alloc.hpp"
 
 namespace weft::detail {
 
@@ -48,6 +49,7 @@ void fill(runtime* rt, weft_stats_t* out) {
         out->work_ns = profile_work_ns(rt);
         out->span_ns = profile_span_ns(rt);
     }
+    heap_add_stats(out);
     if (rt->policy->add_stats != nullptr) rt->policy->add_stats(rt->policy_state, out);
 }
 
@@ -129,6 +131,7 @@ WEFT_API int weft_stats_reset(void) {
     rt->wakeups.store(0, memory_order_relaxed);
     rt->timers->reset_stats();
     if (g_measure) profile_reset(rt);
+    heap_reset_stats();
     if (rt->policy->reset_stats != nullptr) rt->policy->reset_stats(rt->policy_state);
     rt->stacks->reset_peak();
     return 0;

@@ -33,6 +33,29 @@ inline constexpr int idle_yields = 4;
 // for a deadlock in practice; short enough to fail a hung test quickly.
 inline constexpr std::int64_t deadlock_grace_ns = 500'000'000;
 
+// Memory quota K of the dfs scheduler (WEFT_QUOTA): bytes a thread may allocate
+// through weft's allocator, net of frees, between two scheduling points before
+// it is preempted; a single allocation above K first forks about size/K dummy
+// threads. 64 KiB: 1/16 of this machine's per-core L2 (1 MiB; the paper's
+// UltraSPARC had 512 KiB), so what a thread allocates in one quantum stays
+// cached; it keeps the additive term of dfs's bound, c*K*p*D, to a few MiB
+// for p = 2 and D ~ 20; and a preemption (~0.2 us) is amortized over 16 page
+// first-touches (~4 us), under 5%. See docs/design/dfs.md.
+inline constexpr std::size_t default_quota = 64 * 1024;
+// Accepted range of WEFT_QUOTA. Below a page the dummy-thread count of an
+// ordinary allocation explodes; above 1 TiB the quota never triggers.
+inline constexpr std::size_t min_quota = 1024;
+inline constexpr std::size_t max_quota = std::size_t(1) << 40;
+// Most dummy threads forked before one allocation (size/K is capped here): a
+// 1 GiB allocation with K = 1 KiB would otherwise fork a million threads. Guess.
+inline constexpr std::uint32_t max_dummies_per_alloc = 1u << 16;
+// Weft's allocator re-sums the per-worker heap counters (to sample the peak)
+// on every allocation with one worker, and with several once its own counter
+// has grown by this many bytes since its last sample (or for an allocation at
+// least this big): reading the other workers' counters costs a cache miss
+// each. The sampled peak may miss up to about workers * this. Guess.
+inline constexpr std::size_t heap_sample_step = 16 * 1024;
+
 // Highest worker count accepted from WEFT_WORKERS / weft_config_t.
 inline constexpr int max_workers = 1024;
 

@@ -46,11 +46,13 @@ struct ult {
     // which the old worker sets right after the switch (dispatch.cpp).
     atomic<std::uint32_t> suspended{1};
     int pinned_worker = -1;  // >= 0: may only run on that worker
-    // Policy-owned: intrusive links and scratch words. Only the policy that
-    // holds the ult (between ready() and pick_next()) touches these.
+    // Policy-owned: intrusive links (only between ready() and pick_next(): the
+    // core links blocked ults through q_next) and scratch words (for the ult's
+    // whole life; dfs keeps its place in the global order there: two links and
+    // an order label). See src/sched/policy.hpp.
     ult* q_next = nullptr;
     ult* q_prev = nullptr;
-    std::uintptr_t sched_word[2] = {0, 0};
+    std::uintptr_t sched_word[3] = {0, 0, 0};
     // Saved C++ exception-handling globals (__cxa_eh_globals: caught-exception
     // stack, uncaught count): they are per kernel thread, so a ult that blocks
     // inside a catch block must take its own with it.

@@ -146,15 +146,21 @@ void worker_idle_loop(worker* w) {
         w->idle_now.store(true, memory_order_relaxed);
         ult* next = nullptr;
         int spins = 0, yields = 0;
+        // A policy whose look is a round of steals (ws) asks for seed 001's
+        // idle loop: a sched_yield() after each failed look instead of a pause
+        // (policy.hpp, idle_yield_rounds).
+        const bool yield_between_looks = rt->policy->idle_yield_rounds > 0;
+        const int spin_limit = yield_between_looks ? rt->policy->idle_yield_rounds : tun::idle_spins;
         while (next == nullptr) {
             if (rt->stopping.load(memory_order_acquire)) {
                 w->idle_ns.fetch_add(static_cast<std::uint64_t>(monotonic_ns() - idle_start), memory_order_relaxed);
                 return;
             }
             if (may_have_work(rt, w) && (next = pick(w)) != nullptr) break;
-            if (spins < tun::idle_spins) {
+            if (spins < spin_limit) {
                 ++spins;
-                cpu_relax();
+                if (yield_between_looks) sched_yield();
+                else cpu_relax();
             } else if (yields < tun::idle_yields) {
                 ++yields;
                 sched_yield();

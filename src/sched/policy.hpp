@@ -40,13 +40,53 @@
 //                            later ready(.., woken). Space-efficient policies keep
 //                            its place in their order.
 //   on_exit(self, w, t)      Optional. t (running on w) has finished.
+//   add_stats(self, out)     Optional. Adds the policy's own figures (steals,
+//                            quota preemptions, ...) to *out (weft_stats_get).
+//   reset_stats(self)        Optional. Clears them (weft_stats_reset).
+//   on_alloc(self, w, t, bytes, net, quota)
+//                            Optional; space-efficient policies only (seed 000's
+//                            memory quota). t, running on w, is about to allocate
+//                            `bytes` through weft's allocator (src/mem), having
+//                            allocated `net` bytes (allocations minus frees, may
+//                            be negative) since it was last scheduled; `quota`
+//                            is WEFT_QUOTA. Returns what the allocator must do
+//                            before the allocation goes ahead: nothing, preempt
+//                            t (the core makes it ready with
+//                            ready_reason::preempted and runs what pick_next
+//                            says, possibly t again), or fork `dummies` dummy
+//                            threads as a binary tree and join them. Without
+//                            it, the allocator only keeps the heap accounting.
+//
+// Data (not a callback):
+//   idle_yield_rounds        Optional (0: the core's default). An idle worker
+//                            first spins: tun::idle_spins failed looks for work
+//                            (has_work, then pick_next), each followed by a
+//                            pause; then a few sched_yield()s; then it parks.
+//                            If > 0, the spin phase is instead this many failed
+//                            looks, each followed by a sched_yield(). For policies
+//                            whose look is a round of steal attempts (ws): seed
+//                            001's "yield between failed steal attempts", which
+//                            lets a descheduled worker holding work have the CPU
+//                            when the machine is multiprogrammed.
 //
 // Threading: every callback may run concurrently on different workers; the
 // policy does its own synchronization. Callbacks never block and never switch.
 // Undefined: a thread handed out by pick_next twice without a ready() between.
+//
+// Policy-owned ult fields: q_next/q_prev only between ready() and pick_next()
+// (the core links blocked ults through q_next in its inject and inbox queues);
+// sched_word[] for the ult's whole life, from the first callback that names it
+// to on_exit (the core never touches them; a fresh ult has them zeroed).
+//
+// Definitions use designated initializers (`.name = ..., .spawn = ...`), so a
+// callback added here never touches existing policies: omitted ones are null.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
+
+#include "weft/weft.h"
 
 namespace weft::detail {
 
@@ -57,20 +97,34 @@ enum class ready_reason : unsigned char {
     woken,              // unblocked by a primitive, a timer or join
     yielded,            // gave up the CPU voluntarily
     preempted_by_child, // its child runs first (spawn returned true)
+    preempted,          // stopped by the runtime at a scheduling point it chose
+                        // (dfs: the memory quota ran out); unlike `yielded`,
+                        // it competes for the worker at once with its priority
+};
+
+// What weft's allocator must do before an allocation goes ahead (on_alloc).
+struct alloc_verdict {
+    std::uint32_t dummies = 0;  // > 0: fork this many dummy threads (a binary tree), join them
+    bool preempt = false;       // preempt the allocating thread first
 };
 
 struct sched_policy_def {
-    const char* name;
-    const char* description;
-    void* (*create)(int workers);
-    void (*destroy)(void* self);
-    bool (*spawn)(void* self, int w, ult* parent, ult* child);
-    void (*ready)(void* self, int w, ult* t, ready_reason why);
-    ult* (*pick_next)(void* self, int w);
-    ult* (*yield_swap)(void* self, int w, ult* t);  // optional
-    bool (*has_work)(void* self, int w);       // optional
-    void (*on_block)(void* self, int w, ult* t);  // optional
-    void (*on_exit)(void* self, int w, ult* t);   // optional
+    const char* name = nullptr;
+    const char* description = nullptr;
+    void* (*create)(int workers) = nullptr;
+    void (*destroy)(void* self) = nullptr;
+    bool (*spawn)(void* self, int w, ult* parent, ult* child) = nullptr;
+    void (*ready)(void* self, int w, ult* t, ready_reason why) = nullptr;
+    ult* (*pick_next)(void* self, int w) = nullptr;
+    ult* (*yield_swap)(void* self, int w, ult* t) = nullptr;  // optional
+    bool (*has_work)(void* self, int w) = nullptr;       // optional
+    void (*on_block)(void* self, int w, ult* t) = nullptr;  // optional
+    void (*on_exit)(void* self, int w, ult* t) = nullptr;   // optional
+    void (*add_stats)(void* self, weft_stats_t* out) = nullptr;  // optional
+    void (*reset_stats)(void* self) = nullptr;                    // optional
+    alloc_verdict (*on_alloc)(void* self, int w, ult* t, std::size_t bytes, std::ptrdiff_t net,
+                              std::size_t quota) = nullptr;        // optional
+    int idle_yield_rounds = 0;                          // optional (see above)
 };
 
 // The registry. Policies register themselves at static-initialization time.

@@ -1,0 +1,71 @@
+// weft::detail — preemption by the runtime, for weft's allocator (src/mem).
+//
+// Seed 000's space-efficient scheduler stops a thread at two allocation-driven
+// points: when it has allocated more than its memory quota K since it was last
+// scheduled (preempt), and before an allocation larger than K, which it delays
+// behind about size/K dummy threads forked as a binary tree (run_dummies). The
+// allocator asks the policy (sched_policy_def::on_alloc) which one applies;
+// this file carries them out with the ordinary dispatch steps.
+#include <cstdint>
+
+#include "core/runtime.hpp"
+#include "core/spawn.hpp"
+
+namespace weft::detail {
+
+namespace {
+
+// A dummy thread: it does nothing but take a place in the policy's order. Its
+// argument is the size of the subtree it roots (itself included); it forks the
+// rest as two halves, left first (the higher priority under dfs), and joins
+// them. A subtree that cannot be created (no stack) is skipped: the delay is a
+// scheduling device, and an allocation must not fail for want of it.
+void* dummy_main(void* arg);
+
+const weft_attr_t dummy_attr{0, WEFT_CREATE_JOINABLE, 0, "weft-dummy"};
+
+ult* fork_dummy(std::uintptr_t subtree) {
+    worker* w = current_worker();
+    ult* u = nullptr;
+    if (create_ult(w, &dummy_attr, &dummy_main, reinterpret_cast<void*>(subtree), 0, nullptr, &u) != 0)
+        return nullptr;
+    launch_ult(w, u);  // under dfs the child runs at once; we resume after it yields the worker
+    return u;
+}
+
+void* dummy_main(void* arg) {
+    auto rest = reinterpret_cast<std::uintptr_t>(arg) - 1;
+    std::uintptr_t left = rest / 2, right = rest - left;
+    ult* kids[2] = {nullptr, nullptr};
+    if (left != 0) kids[0] = fork_dummy(left);
+    if (right != 0) kids[1] = fork_dummy(right);
+    for (ult* k : kids)
+        if (k != nullptr) (void)join_ult(k, nullptr, nullptr, nullptr);  // joinable, not joined elsewhere: cannot fail
+    return nullptr;
+}
+
+}  // namespace
+
+worker* preempt(worker* w) {
+    ult* self = w->current;
+    // Ready first, then pick: the policy compares self with every other ready
+    // ult (dfs: by priority), so self may well come back at once. Making self
+    // ready before it is suspended is the usual protocol (ult::suspended).
+    make_ready(w, self, ready_reason::preempted);
+    ult* next = pick(w);
+    if (next == self) return w;  // still the one to run: nothing to switch
+    // Null: another worker took self between the two steps; it waits for our
+    // switch (ult::suspended), and this worker has nothing else to run.
+    if (next == nullptr) next = w->idle;
+    switch_to(w, self, next);
+    return w;
+}
+
+worker* run_dummies(worker* w, std::uint32_t n) {
+    if (n == 0) return w;
+    (void)w;  // fork_dummy reads the current worker: launching may move us
+    if (ult* root = fork_dummy(n); root != nullptr) (void)join_ult(root, nullptr, nullptr, nullptr);
+    return current_worker();
+}
+
+}  // namespace weft::detail
