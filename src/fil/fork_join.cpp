@@ -1,0 +1,279 @@
+// weft::detail::fil — fork/join filaments: forks, joins, pruning and the two
+// load-balancing phases (seed 004 §2.3, §3.2). Design: docs/design/filaments.md.
+//
+// A fork has three outcomes, decided in this order:
+//   1. pruned: the inline test (filament.hpp, weft::join; weft_fil_fork below)
+//      sees `hungry == 0` — every participant has work — and runs the child as
+//      a plain call. One relaxed load of a word that only changes when a
+//      worker runs dry; this is the paper's "server thread checks a flag
+//      before deciding whether to fork filaments or call them directly".
+//   2. sent down the tree (sender-initiated, the initial phase): a participant
+//      gives its first forks to its children in a binomial tree of workers
+//      rooted at the caller's worker (the paper's Figure 1): the root gives to
+//      root+1, root+2, root+4, ...; worker root+r gives to root+r+2^k for each
+//      2^k > r. After O(log p) steps every worker has work.
+//   3. pushed on the forker's list, where an idle participant takes it from the
+//      front of the longest list (receiver-initiated), if the region allows it
+//      and the list is short (tun::hungry_list_limit); else pruned after all.
+// A join takes its child back from the tail of its own list if nobody took it
+// (then it runs it as a call); else it waits, running other filaments meanwhile
+// (wait_until: the parent *becomes* the server), and, before it would sleep,
+// takes back a child still queued on some list (one sent to a worker whose
+// server has not started).
+//
+// Exceptions (C++): a child's exception is stored in its job and rethrown by
+// the join (filament.hpp); a C filament that throws fails the region.
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <new>
+
+#include "core/runtime.hpp"
+#include "core/spawn.hpp"
+#include "fil/program.hpp"
+#include "fil/region.hpp"
+
+namespace weft::detail::fil {
+
+// A C fork/join filament's frame: the children it forked and where its
+// descriptors start in the arena.
+struct c_frame {
+    weft_fil_latch_ latch;
+    arena::mark_t mark;
+    c_frame* prev;
+};
+
+namespace {
+
+struct c_job {
+    weft_fil_job_ hdr;  // first: the list holds &hdr
+    weft_fil_fork_fn fn;
+    void* result;
+    alignas(16) unsigned char args[WEFT_FIL_ARGS_MAX];
+};
+
+unsigned first_tree_offset(unsigned rel) {
+    unsigned o = 1;
+    while (o <= rel) o <<= 1;
+    return o;
+}
+
+// Steps 2-3 of a fork (the inline test said "hungry"). 1: j is on some list.
+int fork_job(part* p, weft_fil_job_* j, std::uintptr_t sp) {
+    region* r = p->r;
+    j->thief = -1;
+    if (!p->tree_done) {
+        const unsigned P = static_cast<unsigned>(r->nparts);
+        const unsigned rel = static_cast<unsigned>(p->hot.index - r->root + r->nparts) % P;
+        if (p->tree_next == 0) p->tree_next = static_cast<int>(first_tree_offset(rel));
+        const unsigned off = static_cast<unsigned>(p->tree_next);
+        if (rel + off < P) {
+            p->tree_next = static_cast<int>(off << 1);
+            part* child = &r->parts[(rel + off + static_cast<unsigned>(r->root)) % P];
+            if (child->list.push_tail(j)) {
+                ++p->st.tree_sends;
+                ++p->st.forks;
+                ++p->st.created;
+                wake(child);
+                return 1;
+            }
+        } else {
+            p->tree_done = true;
+        }
+    }
+    if (r->pruning) {
+        // Keep `keep` jobs for others, or feed a hungry worker (only where
+        // somebody takes from lists: with the tree phase alone, a fork would
+        // only come back to us).
+        const int q = p->list.size();
+        const bool want = q < p->hot.keep || (r->receiver_initiated && q < tun::hungry_list_limit &&
+                                              r->hungry.load(memory_order_relaxed) > 0);
+        if (!want) {
+            ++p->hot.pruned;
+            return 0;
+        }
+    }
+    if (!p->list.push_tail(j)) {
+        ++p->hot.pruned;
+        return 0;
+    }
+    // Until this one is gone, only joins at least as shallow fork again.
+    if (r->pruning) p->hot.fork_limit.store(sp, memory_order_relaxed);
+    ++p->st.forks;
+    ++p->st.created;
+    wake_one(r, p);
+    return 1;
+}
+
+// Runs a C filament with its own frame, then joins its children.
+void run_c(part* p, weft_fil_fork_fn fn, const void* args, void* result);
+
+void join_frame(part* p, c_frame* f) {
+    while (f->latch.pending.load(memory_order_acquire) != 0) {
+        // Our own children, newest first, as calls.
+        if (weft_fil_job_* j = p->list.pop_tail_if_latch(&f->latch)) {
+            run_job(p, j);  // (resets fork_limit: the next levels may refill)
+            continue;
+        }
+        weft_fil_latch_* l = &f->latch;
+        wait_until(
+            p, [l] { return l->pending.load(memory_order_acquire) == 0; },
+            [p, l] {
+                if (weft_fil_job_* c = reclaim_child(p, l)) {
+                    run_job(p, c);
+                    return true;
+                }
+                return false;
+            },
+            false);
+    }
+}
+
+void c_execute(weft_fil_job_* j) {
+    auto* cj = reinterpret_cast<c_job*>(j);
+    run_c(self(), cj->fn, cj->args, cj->result);
+}
+
+void run_c(part* p, weft_fil_fork_fn fn, const void* args, void* result) {
+    c_frame f;
+    f.latch.pending.store(0, memory_order_relaxed);
+    f.latch.owner = p;
+    f.mark = p->ar.mark();
+    f.prev = p->frame;
+    p->frame = &f;
+    try {
+        fn(args, result);
+    } catch (...) {
+        // C filaments do not throw; a C++ function passed in may.
+        fail(p->r, std::current_exception());
+    }
+    join_frame(p, &f);
+    p->frame = f.prev;
+    p->ar.rewind(f.mark);
+}
+
+struct c_root {
+    weft_fil_fork_fn fn;
+    const void* args;
+    void* result;
+};
+
+}  // namespace
+
+int fj_region(void (*root)(void*), void* ctx, const weft_fil_fj_options_t* opts) {
+    region* r = new_region(region_kind::fork_join);
+    if (r == nullptr) return ENOMEM;
+    r->root_fn = root;
+    r->root_ctx = ctx;
+    if (opts != nullptr) {
+        r->receiver_initiated = opts->no_receiver_initiated == 0;
+        r->pruning = opts->no_pruning == 0;
+    }
+    return run_region(r, nullptr);
+}
+
+void run_c_root(void* ctx) {
+    auto* c = static_cast<c_root*>(ctx);
+    run_c(self(), c->fn, c->args, c->result);
+}
+
+}  // namespace weft::detail::fil
+
+using namespace weft::detail;
+using namespace weft::detail::fil;
+
+extern "C" {
+
+WEFT_API int weft_fil_fork_(weft_fil_job_* j) {
+    part* p = self_checked();
+    if (p == nullptr) return 0;
+    return fork_job(p, j, weft_fil_sp_());
+}
+
+WEFT_API int weft_fil_join_(weft_fil_job_* j) {
+    part* p = self();
+    if (p->list.pop_tail_if(j)) {
+        ++p->st.run;
+        // Taken back: the next few levels may fork to refill the list.
+        if (p->r->pruning) p->hot.fork_limit.store(weft_fil_sp_() - tun::refill_margin, memory_order_relaxed);
+        return 1;
+    }
+    weft_fil_latch_* l = j->latch;
+    wait_until(
+        p, [l] { return l->pending.load(memory_order_acquire) == 0; },
+        [p, l] {
+            if (weft_fil_job_* c = reclaim_child(p, l)) {
+                run_job(p, c);
+                return true;
+            }
+            return false;
+        },
+        false);
+    return 0;
+}
+
+WEFT_API int weft_fil_run_fj_(void (*root)(void*), void* ctx, const weft_fil_fj_options_t* opts) {
+    if (root == nullptr) return EINVAL;
+    if (self_checked() != nullptr) {
+        root(ctx);  // already in a region: its forks join this one
+        return 0;
+    }
+    if (int rc = weft_fil_init(); rc != 0) return rc;
+    return fj_region(root, ctx, opts);
+}
+
+WEFT_API int weft_fil_fork(weft_fil_fork_fn fn, const void* args, size_t args_size, void* result) {
+    if (fn == nullptr || args_size > WEFT_FIL_ARGS_MAX || (args == nullptr && args_size != 0)) return EINVAL;
+    part* p = self_checked();
+    if (p == nullptr) return program_add_root(fn, args, args_size, result);
+    c_frame* f = p->frame;
+    region* r = p->r;
+    // Pruned (or not inside a C filament: nothing would join it): a call.
+    const std::uintptr_t sp = weft_fil_sp_();
+    if (f == nullptr || (r->pruning && ((p->list.size() >= p->hot.keep && r->hungry.load(memory_order_relaxed) == 0) ||
+                                        sp < p->hot.fork_limit.load(memory_order_relaxed)))) {
+        ++p->hot.pruned;
+        run_c(p, fn, args, result);
+        return 0;
+    }
+    void* mem = p->ar.alloc(sizeof(c_job));
+    if (mem == nullptr) {
+        ++p->hot.pruned;
+        run_c(p, fn, args, result);
+        return 0;
+    }
+    auto* cj = new (mem) c_job;
+    cj->hdr.execute = &c_execute;
+    cj->hdr.latch = &f->latch;
+    cj->fn = fn;
+    cj->result = result;
+    if (args_size != 0) std::memcpy(cj->args, args, args_size);
+    // Counted before it is visible (the push's lock publishes both).
+    f->latch.pending.fetch_add(1, memory_order_relaxed);
+    if (fork_job(p, &cj->hdr, sp) == 0) {
+        f->latch.pending.fetch_sub(1, memory_order_relaxed);
+        run_c(p, fn, cj->args, result);
+    }
+    return 0;
+}
+
+WEFT_API int weft_fil_join(void) {
+    part* p = self_checked();
+    if (p == nullptr || p->frame == nullptr) return 0;
+    join_frame(p, p->frame);
+    return 0;
+}
+
+WEFT_API int weft_fil_fj_run(weft_fil_fork_fn fn, const void* args, size_t args_size, void* result,
+                             const weft_fil_fj_options_t* opts) {
+    if (fn == nullptr || args_size > WEFT_FIL_ARGS_MAX || (args == nullptr && args_size != 0)) return EINVAL;
+    if (part* p = self_checked()) {
+        run_c(p, fn, args, result);
+        return p->r->failed.load(memory_order_acquire) ? ECANCELED : 0;
+    }
+    if (int rc = weft_fil_init(); rc != 0) return rc;
+    c_root root{fn, args, result};
+    return fj_region(&run_c_root, &root, opts);
+}
+
+}  // extern "C"

@@ -1,0 +1,117 @@
+// weft::detail::fil — a participant's fork list (seed 004 §3.2).
+//
+// "Newly forked filaments are put on the tail of a processor's local list ...
+// other server threads, when idle, ... take filaments off of the list with the
+// most filaments", from its front, where the largest units of work are
+// (WorkCrews). The owner takes back from the tail (LIFO): see pop_tail_if.
+//
+// A ring of job pointers under a spinlock. Forks reach the list only when a
+// worker is hungry or during the initial tree distribution (pruning turns every
+// other fork into a call), so the lock is taken a few times per steal, not per
+// fork; a lock-free deque (Chase-Lev) would save ~10 ns on an operation that is
+// already off the hot path, at the price of a much harder proof.
+//
+// Memory ordering: the lock orders every change of the ring. `size` is also
+// written under the lock (relaxed store) and read without it by thieves
+// choosing a victim and by sleepers looking for work: a stale value only makes
+// them look at the wrong list once; the decision is re-taken under the lock.
+// The sleep handshake (region.cpp) adds the fences that make a push visible to
+// a worker about to sleep.
+#pragma once
+
+#include <cstdint>
+
+#include "fil/tunables.hpp"
+#include "sync/primitives.hpp"
+#include "weft/weft.h"
+#define WEFT_FIL_ABI_ONLY  // the ABI only: see filament.hpp
+#include "weft/filament.hpp"
+
+namespace weft::detail::fil {
+
+class fj_list {
+public:
+    // size: where the length is published (the participant's hot prefix, read
+    // by the inline pruning test).
+    explicit fj_list(atomic<int>* size) : size_(*size) { size_.store(0, memory_order_relaxed); }
+    fj_list(const fj_list&) = delete;
+    fj_list& operator=(const fj_list&) = delete;
+
+    int size() const { return size_.load(memory_order_relaxed); }
+
+    // Appends j at the tail. False if the ring is full (the caller prunes).
+    bool push_tail(weft_fil_job_* j) {
+        lock_guard<spinlock> g(lock_);
+        if (tail_ - head_ == tun::list_capacity) return false;
+        ring_[tail_ & mask] = j;
+        ++tail_;
+        size_.store(static_cast<int>(tail_ - head_), memory_order_relaxed);
+        return true;
+    }
+
+    // Removes and returns the tail if it is j (the owner taking back its own
+    // fork in a join); null if j is gone (taken by another worker).
+    bool pop_tail_if(weft_fil_job_* j) {
+        lock_guard<spinlock> g(lock_);
+        if (tail_ == head_ || ring_[(tail_ - 1) & mask] != j) return false;
+        --tail_;
+        size_.store(static_cast<int>(tail_ - head_), memory_order_relaxed);
+        return true;
+    }
+
+    // Removes and returns the tail if its latch is l (a C parent taking back
+    // one of its own children in weft_fil_join).
+    weft_fil_job_* pop_tail_if_latch(weft_fil_latch_* l) {
+        lock_guard<spinlock> g(lock_);
+        if (tail_ == head_ || ring_[(tail_ - 1) & mask]->latch != l) return nullptr;
+        --tail_;
+        size_.store(static_cast<int>(tail_ - head_), memory_order_relaxed);
+        return ring_[tail_ & mask];
+    }
+
+    // The owner's pick when it waits: the newest job (tree sends land here).
+    weft_fil_job_* pop_tail() {
+        lock_guard<spinlock> g(lock_);
+        if (tail_ == head_) return nullptr;
+        --tail_;
+        size_.store(static_cast<int>(tail_ - head_), memory_order_relaxed);
+        return ring_[tail_ & mask];
+    }
+
+    // A thief's pick: the oldest job, the biggest in a divide-and-conquer tree.
+    weft_fil_job_* pop_head() {
+        lock_guard<spinlock> g(lock_);
+        if (tail_ == head_) return nullptr;
+        weft_fil_job_* j = ring_[head_ & mask];
+        ++head_;
+        size_.store(static_cast<int>(tail_ - head_), memory_order_relaxed);
+        return j;
+    }
+
+    // Removes the oldest job whose latch is l (a parent taking back a child
+    // that nobody has started). O(size) under the lock; off the hot path.
+    weft_fil_job_* remove_if_latch(weft_fil_latch_* l) {
+        lock_guard<spinlock> g(lock_);
+        for (unsigned k = head_; k != tail_; ++k) {
+            weft_fil_job_* j = ring_[k & mask];
+            if (j->latch != l) continue;
+            for (unsigned m = k; m + 1 != tail_; ++m) ring_[m & mask] = ring_[(m + 1) & mask];
+            --tail_;
+            size_.store(static_cast<int>(tail_ - head_), memory_order_relaxed);
+            return j;
+        }
+        return nullptr;
+    }
+
+private:
+    static constexpr unsigned mask = tun::list_capacity - 1;
+    static_assert((tun::list_capacity & mask) == 0, "list_capacity must be a power of 2");
+
+    spinlock lock_;
+    atomic<int>& size_;
+    unsigned head_ = 0;  // guarded by lock_
+    unsigned tail_ = 0;  // guarded by lock_
+    weft_fil_job_* ring_[tun::list_capacity];
+};
+
+}  // namespace weft::detail::fil

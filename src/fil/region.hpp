@@ -1,0 +1,253 @@
+// weft::detail::fil — regions, participants and servers.
+//
+// Glossary (docs/design/filaments.md has the long form):
+//   filament     a function and its arguments; no stack, no context.
+//   region       one call that runs filaments on every worker and returns when
+//                they are all done (weft_fil_start, weft_fil_fj_run, the C++
+//                fork_join / join / parallel_for / run).
+//   participant  one worker's share of a region: its fork list, its sleep
+//                semaphore, its counters. Indexed by worker.
+//   server       the short-lived weft thread, pinned to its worker, that runs a
+//                participant for a worker other than the caller's (the
+//                paper's "server thread on each processor"). It exits when the
+//                region ends.
+//   caller       the weft thread that starts the region; it is the participant
+//                of its own worker (pinned there until the region ends), or,
+//                if external, waits on a semaphore.
+//   hungry       the count of participants with nothing to run; forks are
+//                pruned (turned into calls) while it is 0.
+//
+// Lifetime: a region is one heap block shared by the caller and its servers
+// through a reference count; the last one to leave frees it. A server may start
+// after the region has ended (its worker was busy with another weft thread):
+// it then only drops its reference.
+#pragma once
+
+#include <sched.h>
+
+#include <cstdint>
+#include <exception>
+
+#include "fil/list.hpp"
+#include "fil/stats.hpp"
+#include "sync/primitives.hpp"
+#define WEFT_FIL_ABI_ONLY  // the ABI only: see filament.hpp
+#include "weft/filament.hpp"
+#include "weft/weft.h"
+
+namespace weft::detail {
+struct ult;
+}
+
+namespace weft::detail::fil {
+
+struct region;
+struct c_frame;
+
+// Bump allocator for C fork descriptors, used in LIFO order: a frame takes a
+// mark when it starts and rewinds to it when its children have joined.
+struct arena {
+    struct chunk {
+        chunk* next;
+        std::size_t used;
+        std::size_t cap;
+        alignas(16) unsigned char bytes[1];
+    };
+    chunk* first = nullptr;  // chunks in the order they are filled, through next
+    chunk* cur = nullptr;    // the chunk being filled; those after it are spare
+
+    struct mark_t {
+        chunk* c;
+        std::size_t used;
+    };
+    mark_t mark() const { return {cur, cur != nullptr ? cur->used : 0}; }
+    void* alloc(std::size_t n);  // null: out of memory
+    void rewind(mark_t m);
+    void release_all();
+};
+
+struct alignas(64) part {
+    // --- Hot: read by the inline pruning test (weft_fil_self_ points here) ---
+    weft_fil_self_t_ hot{};
+
+    region* r = nullptr;
+    ult* owner = nullptr;  // the weft thread serving this participant
+    c_frame* frame = nullptr;  // the running C fork/join filament's frame
+    int tree_next = 0;         // next tree child to send to (an offset 2^k)
+    bool tree_done = false;    // every tree child has been sent work
+    arena ar;
+    counters st;
+
+    // --- Touched by other participants ----------------------------------------
+    alignas(64) fj_list list{&hot.queued};
+    alignas(64) atomic<int> sleeping{0};  // 1: about to sleep or asleep on sem
+    atomic<bool> joined{false};           // its server has started (or it is the caller's)
+    // 1 while every count of this participant is in the statistics and it will
+    // count nothing more before it wakes: asleep, or gone. The caller waits
+    // for it before returning, so that weft_fil_stats_get after a region is exact.
+    atomic<int> settled{0};
+    weft_sem_t sem{};
+};
+
+enum class region_kind : std::uint8_t { fork_join, iterative };
+
+// The shared state of an iterative region (sweep.cpp).
+//
+// phase = (sweep number << 16) | index of the pool set being swept. Sweep
+// numbers start at 1 and grow by one per pool-set sweep. One word, so that a
+// participant never pairs a sweep number with another sweep's set.
+//
+// Memory ordering: the worker that finishes the last pool of a sweep (its
+// fetch_sub on `left` is acq_rel, so it sees every other pool's writes) runs
+// the after function, stores `left` for the next sweep, then publishes the
+// next phase with a release store; participants load it with acquire before
+// claiming pools, so they see the after function's writes and the new `left`.
+struct iter_state {
+    const weft_fil_poolset_t* sets = nullptr;
+    int nsets = 0;
+    alignas(64) atomic<std::uint64_t> phase{0};
+    atomic<std::int64_t> left{0};  // pools of the current sweep not finished
+    atomic<bool> done{false};
+    // Participants reading the sets and pools right now. The caller returns
+    // only when it is 0 after `done`: the program may free its pools then.
+    // A participant enters (seq_cst increment) and then checks `done`; the
+    // finisher stores `done` (seq_cst) and the caller then reads `active`:
+    // store-buffering, so one of them sees the other.
+    atomic<int> active{0};
+};
+
+struct alignas(64) region {
+    // --- Hot: every participant's weft_fil_self_t_::hungry points here --------
+    atomic<int> hungry{0};
+
+    // --- Set before the servers start, read-only afterwards -------------------
+    alignas(64) region_kind kind = region_kind::fork_join;
+    int nparts = 0;
+    int root = 0;             // worker of the caller (0 for an external caller)
+    bool receiver_initiated = true;
+    bool pruning = true;
+    part* parts = nullptr;
+    iter_state* it = nullptr;
+    void (*root_fn)(void*) = nullptr;
+    void* root_ctx = nullptr;
+    // An external caller's root filament, queued on worker 0's list. It lives
+    // here, not on the caller's stack: whoever runs it holds a reference.
+    struct external_root {
+        weft_fil_job_ hdr;
+        region* r;
+    } root_job{};
+    weft_fil_latch_ root_latch{};
+
+    // --- Shared state ----------------------------------------------------------
+    alignas(64) atomic<int> sleepers{0};
+    atomic<bool> finished{false};
+    atomic<int> refs{0};
+    atomic<bool> failed{false};
+    spinlock error_lock;
+    std::exception_ptr error;  // the first exception (guarded by error_lock)
+    weft_sem_t external_done{};  // an external caller waits here
+
+    iter_state iter;  // iterative regions (it points here); servers may read it
+                      // until they leave, so it lives in the region, not on a stack
+};
+
+// The participant of the calling kernel thread, or null.
+inline part* self() { return reinterpret_cast<part*>(weft_fil_self_); }
+// The caller's participant if the calling *weft thread* serves it; null when
+// outside any region or when another weft thread runs on a worker whose
+// participant is blocked (in that case the worker must not touch it).
+part* self_checked();
+
+// Runs r (fork/join: r->root_fn; iterative: r->it) with a participant on every
+// worker. Returns 0, ECANCELED (r->error holds the exception) or EAGAIN/ENOMEM.
+// exc: if non-null, receives the exception (a std::exception_ptr*).
+int run_region(region* r, void* exc);
+region* new_region(region_kind k);  // null: out of memory
+void drop_region(region* r);        // before run_region, when setup failed
+
+// Records e as the region's failure if it is the first.
+void fail(region* r, std::exception_ptr e);
+
+// Waits, as an idle participant, until done() holds: runs fork/join filaments
+// found meanwhile (own list, then, if receiver-initiated, other lists), then
+// yields, then sleeps. `done` must become true only through a change that is
+// followed by a wake of this participant (wake / wake_all). Before sleeping it
+// calls reclaim(), which may make progress itself (take back a job it waits
+// for) and then returns true. counted: p is already counted in `hungry` (a
+// server that has just arrived) and stays counted when this returns.
+template <class Done, class Reclaim> void wait_until(part* p, Done done, Reclaim reclaim, bool counted);
+template <class Done> void wait_until(part* p, Done done, bool counted = false) {
+    wait_until(p, done, [] { return false; }, counted);
+}
+// Removes, from any list, a job not yet started whose latch is l (a waiting
+// parent taking back its own child, e.g. one sent to a worker whose server has
+// not started). Null if there is none.
+weft_fil_job_* reclaim_child(part* p, weft_fil_latch_* l);
+// Adds p's counters to its worker's statistics and clears them (owner only).
+void flush(part* p);
+// Lets the other participants fork from deeper frames (a hungry one waits).
+void deepen_others(part* p);
+
+// Wakes q if it sleeps (or is about to). Call after publishing what q waits for.
+void wake(part* q);
+void wake_all(region* r);
+// Wakes one sleeping participant other than `from`, if any (new work).
+void wake_one(region* r, part* from);
+
+// Runs one fork/join job taken from a list (stolen or sent) and completes it.
+void run_job(part* p, weft_fil_job_* j);
+// Looks for a job: own list first, then (receiver-initiated) the longest list.
+weft_fil_job_* find_job(part* p);
+bool work_visible(part* p);
+
+// Sleeps on p's semaphore unless done() or work shows up after announcing it.
+// Implemented in region.cpp; declared here for wait_until.
+bool sleep_announce(part* p);                 // step 1-2: announce + fence
+void sleep_cancel(part* p);                   // found a reason not to sleep
+void sleep_block(part* p);                    // step 3: block until woken
+
+template <class Done, class Reclaim> void wait_until(part* p, Done done, Reclaim reclaim, bool counted) {
+    region* r = p->r;
+    // Relaxed: `hungry` is a hint for the pruning test; seeing it late only
+    // delays a fork by one test.
+    if (!counted) r->hungry.fetch_add(1, memory_order_relaxed);
+    int spins = 0;
+    for (;;) {
+        if (done()) break;
+        if (weft_fil_job_* j = find_job(p)) {
+            r->hungry.fetch_sub(1, memory_order_relaxed);
+            run_job(p, j);
+            r->hungry.fetch_add(1, memory_order_relaxed);
+            spins = 0;
+            continue;
+        }
+        if (spins < tun::wait_spins) {
+            ++spins;
+            if (spins % tun::deepen_every == 0 && r->receiver_initiated) deepen_others(p);
+            cpu_relax();
+            continue;
+        }
+        if (spins < tun::wait_spins + tun::wait_yields) {
+            ++spins;
+            weft_fil_self_ = nullptr;  // another weft thread may run here meanwhile
+            (void)weft_thread_yield();
+            weft_fil_self_ = &p->hot;
+            sched_yield();  // and other kernel threads (more workers than CPUs)
+            continue;
+        }
+        if (reclaim()) {
+            spins = 0;
+            continue;
+        }
+        sleep_announce(p);
+        if (done() || work_visible(p)) {
+            sleep_cancel(p);
+        } else {
+            sleep_block(p);
+        }
+        spins = 0;
+    }
+    if (!counted) r->hungry.fetch_sub(1, memory_order_relaxed);
+}
+
+}  // namespace weft::detail::fil

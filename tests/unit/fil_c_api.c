@@ -1,0 +1,132 @@
+/* The paper's C shape (seed 004 §2): fInit, fCreatePoolSet, fCreatePools,
+ * fCreateFilament, fStart, fReduce, fjFork/fjJoin — compiled as strict C11.
+ * fil_c_api_test.cpp calls these functions. */
+#include <math.h>
+#include <string.h>
+
+#include "weft/weft.h"
+
+enum { N = 30 };
+static double grid_a[N][N], grid_b[N][N];
+static double (*oldg)[N] = grid_a, (*newg)[N] = grid_b;
+static weft_fil_red_t maxdiff;
+static int iterations;
+
+static void jacobi(int i, int j, void *arg) {
+    (void)arg;
+    double v = (oldg[i - 1][j] + oldg[i + 1][j] + oldg[i][j - 1] + oldg[i][j + 1]) * 0.25;
+    double d = fabs(v - oldg[i][j]);
+    double *local = (double *)weft_fil_local(maxdiff);
+    newg[i][j] = v;
+    if (d > *local) *local = d;
+}
+
+static int convergence_check(void *arg) {
+    double md = 0, zero = 0;
+    double (*t)[N] = oldg;
+    (void)arg;
+    weft_fil_reduce(maxdiff, WEFT_FIL_MAX, &md);
+    ++iterations;
+    oldg = newg;
+    newg = t;
+    weft_fil_red_set(maxdiff, &zero);
+    return md < 1e-4 ? WEFT_FIL_DONE : WEFT_FIL_CONTINUE;
+}
+
+/* Returns the iterations, or -1 on an error; *center receives a grid value. */
+int fil_c_jacobi(double *center, int *path) {
+    weft_fil_poolset_t ps;
+    weft_fil_pool_t pools[64];
+    int i, j, w = weft_num_workers();
+    memset(grid_a, 0, sizeof grid_a);
+    memset(grid_b, 0, sizeof grid_b);
+    for (j = 0; j < N; ++j) grid_a[0][j] = grid_b[0][j] = 1.0;
+    oldg = grid_a;
+    newg = grid_b;
+    iterations = 0;
+    if (weft_fil_init() != 0) return -1;
+    if (weft_fil_red_create(&maxdiff, WEFT_FIL_DOUBLE, 0, NULL) != 0) return -1;
+    if (weft_fil_poolset_create(&ps, jacobi, convergence_check, NULL) != 0) return -1;
+    if (w > 64 || weft_fil_pools_create(ps, (size_t)N * N, pools) != 0) return -1;
+    for (i = 1; i < N - 1; ++i)
+        for (j = 1; j < N - 1; ++j) weft_fil_create(pools[(i - 1) * w / (N - 2)], i, j);
+    if (weft_fil_start() != 0) return -1;
+    *center = oldg[N / 2][N / 2];
+    *path = weft_fil_pool_path(pools[0]);
+    weft_fil_poolset_destroy(ps);
+    weft_fil_red_destroy(maxdiff);
+    return iterations;
+}
+
+/* Adaptive quadrature with fjFork/fjJoin (seed 004 §2.3). */
+struct quad_args {
+    double a, b, fa, fb, area;
+};
+
+static double f(double x) { return exp(x) * sin(x); }
+
+static void quad(const void *argp, void *result) {
+    const struct quad_args *q = (const struct quad_args *)argp;
+    double m = (q->a + q->b) / 2, fm = f(m);
+    double left_area = (fm + q->fa) * (m - q->a) / 2;
+    double right_area = (q->fb + fm) * (q->b - m) / 2;
+    if (fabs(left_area + right_area - q->area) < 1e-7) {
+        *(double *)result = left_area + right_area;
+    } else {
+        double l = 0, r = 0;
+        struct quad_args la = {q->a, m, q->fa, fm, left_area};
+        struct quad_args ra = {m, q->b, fm, q->fb, right_area};
+        weft_fil_fork(quad, &la, sizeof la, &l);
+        weft_fil_fork(quad, &ra, sizeof ra, &r);
+        weft_fil_join();
+        *(double *)result = l + r;
+    }
+}
+
+double fil_c_quad(double a, double b, int tree_only) {
+    struct quad_args q = {a, b, f(a), f(b), (f(a) + f(b)) * (b - a) / 2};
+    double r = 0;
+    weft_fil_fj_options_t o;
+    memset(&o, 0, sizeof o);
+    o.no_receiver_initiated = tree_only;
+    if (weft_fil_fj_run(quad, &q, sizeof q, &r, &o) != 0) return -1;
+    return r;
+}
+
+/* The paper's main for quadrature: fjFork at top level, then fStart. */
+double fil_c_quad_start(double a, double b) {
+    struct quad_args q = {a, b, f(a), f(b), (f(a) + f(b)) * (b - a) / 2};
+    double r = 0;
+    if (weft_fil_fork(quad, &q, sizeof q, &r) != 0) return -1;
+    if (weft_fil_start() != 0) return -1;
+    return r;
+}
+
+/* Every built-in operator on both types. */
+int fil_c_reduce_ops(void) {
+    weft_fil_red_t ri, rd;
+    int64_t vi, one = 1;
+    double vd;
+    int bad = 0;
+    if (weft_fil_red_create(&ri, WEFT_FIL_INT64, 0, &one) != 0) return -1;
+    if (weft_fil_red_create(&rd, WEFT_FIL_DOUBLE, 0, NULL) != 0) return -1;
+    /* Every copy of ri is 1, every copy of rd is 0. */
+    weft_fil_reduce(ri, WEFT_FIL_SUM, &vi);
+    bad |= vi != weft_num_workers();
+    weft_fil_reduce(ri, WEFT_FIL_PROD, &vi);
+    bad |= vi != 1;
+    weft_fil_reduce(ri, WEFT_FIL_MIN, &vi);
+    bad |= vi != 1;
+    weft_fil_reduce(ri, WEFT_FIL_MAX, &vi);
+    bad |= vi != 1;
+    weft_fil_reduce(ri, WEFT_FIL_LAND, &vi);
+    bad |= vi != 1;
+    weft_fil_reduce(rd, WEFT_FIL_LOR, &vd);
+    bad |= vd != 0.0;
+    weft_fil_reduce(rd, WEFT_FIL_SUM, &vd);
+    bad |= vd != 0.0;
+    bad |= weft_fil_reduce(ri, 99, &vi) == 0;
+    weft_fil_red_destroy(ri);
+    weft_fil_red_destroy(rd);
+    return bad;
+}

@@ -1,0 +1,243 @@
+// Iterative filaments: pools, pool sets, sequences, after functions, the
+// pattern recognizer (coarsened vs general path, asserted through the
+// statistics), back-and-forth order, reductions, exceptions (seed 004 §2.1-2.2, §3.1).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <stdexcept>
+#include <vector>
+
+#include "weft/filament.hpp"
+
+namespace {
+
+class FilIterative : public ::testing::TestWithParam<int> {
+protected:
+    void SetUp() override {
+        weft_config_t cfg{};
+        cfg.workers = GetParam();
+        ASSERT_EQ(weft_init(&cfg), 0);
+        ASSERT_EQ(weft_fil_stats_reset(), 0);
+    }
+    void TearDown() override { ASSERT_EQ(weft_finalize(), 0); }
+    int workers() const { return GetParam(); }
+};
+
+// Jacobi on an n x n grid: one filament per interior point, strips of rows per
+// pool, max-difference reduction and convergence test in the after function.
+std::vector<double> jacobi_serial(int n, double eps, int* iters) {
+    std::vector<double> a(n * n, 0.0), b(n * n, 0.0);
+    for (int j = 0; j < n; ++j) a[j] = b[j] = 1.0;  // top edge
+    *iters = 0;
+    for (;;) {
+        double md = 0;
+        for (int i = 1; i < n - 1; ++i)
+            for (int j = 1; j < n - 1; ++j) {
+                b[i * n + j] = 0.25 * (a[(i - 1) * n + j] + a[(i + 1) * n + j] + a[i * n + j - 1] + a[i * n + j + 1]);
+                md = std::max(md, std::fabs(b[i * n + j] - a[i * n + j]));
+            }
+        ++*iters;
+        std::swap(a, b);
+        if (md < eps) return a;
+    }
+}
+
+TEST_P(FilIterative, jacobi_dense_2d_equals_serial) {
+    const int n = 34;
+    const double eps = 1e-4;
+    int serial_iters = 0;
+    std::vector<double> want = jacobi_serial(n, eps, &serial_iters);
+
+    std::vector<double> a(n * n, 0.0), b(n * n, 0.0);
+    for (int j = 0; j < n; ++j) a[j] = b[j] = 1.0;
+    std::vector<double>*oldg = &a, *newg = &b;
+    weft::reduction<double, weft::maximum<>> maxdiff(0.0);
+    int iters = 0;
+    weft::pool_set ps(
+        [&](int i, int j) {
+            std::vector<double>& o = *oldg;
+            double v = 0.25 * (o[(i - 1) * n + j] + o[(i + 1) * n + j] + o[i * n + j - 1] + o[i * n + j + 1]);
+            (*newg)[i * n + j] = v;
+            double& m = maxdiff.local();
+            m = std::max(m, std::fabs(v - o[i * n + j]));
+        },
+        [&] {
+            ++iters;
+            double md = maxdiff.reduce();
+            maxdiff.reset();
+            std::swap(oldg, newg);
+            return md < eps ? weft::next::done : weft::next::continue_;
+        });
+    std::vector<weft::pool> pools = ps.add_pools();
+    const int rows = n - 2;
+    for (int i = 1; i < n - 1; ++i) {
+        weft::pool& p = pools[static_cast<std::size_t>((i - 1) * workers() / rows)];  // strips
+        for (int j = 1; j < n - 1; ++j) p.add(i, j);
+    }
+    weft::run(ps);
+    EXPECT_EQ(iters, serial_iters);
+    EXPECT_EQ(*oldg, want);
+    for (auto& p : pools) {
+        if (p.size() > 0) {
+            EXPECT_EQ(p.path(), weft::pool_path::dense_2d);
+        }
+    }
+    weft_fil_stats_t s = weft::filament_stats();
+    EXPECT_EQ(s.pools_general, 0u);
+    EXPECT_GT(s.pools_dense_2d, 0u);
+    EXPECT_EQ(s.sweeps, static_cast<std::uint64_t>(iters));
+}
+
+TEST_P(FilIterative, recognizer_paths_and_identical_results) {
+    // The same sums over three layouts: a dense column (1-D), cyclic rows
+    // (2-D with a stride), and a shuffled order (general).
+    const int n = 40;
+    auto run_layout = [&](int layout, weft::pool_path* path) {
+        std::vector<long> cell(n * n, 0);
+        weft::pool_set ps([&](int i, int j) { cell[i * n + j] += i * 1000 + j; });
+        weft::pool p = ps.add_pool(0);
+        if (layout == 0) {
+            for (int i = 0; i < n; ++i) p.add(i, 7);  // column j = 7
+        } else if (layout == 1) {
+            for (int i = 1; i < n; i += 3)
+                for (int j = 0; j < n; ++j) p.add(i, j);  // every third row
+        } else {
+            for (int i = n - 1; i >= 0; --i) p.add(i, 7);  // the column backwards
+        }
+        weft::run(ps);
+        *path = p.path();
+        return cell;
+    };
+    weft::pool_path p0, p1, p2;
+    auto c0 = run_layout(0, &p0);
+    auto c1 = run_layout(1, &p1);
+    auto c2 = run_layout(2, &p2);
+    EXPECT_EQ(p0, weft::pool_path::dense_1d);
+    EXPECT_EQ(p1, weft::pool_path::dense_2d);
+    EXPECT_EQ(p2, weft::pool_path::general);
+    EXPECT_EQ(c0, c2);  // same filaments, coarsened or not
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) EXPECT_EQ(c1[i * n + j], (i % 3 == 1) ? i * 1000 + j : 0);
+    weft_fil_stats_t s = weft::filament_stats();
+    EXPECT_EQ(s.pools_dense_1d, 1u);
+    EXPECT_EQ(s.pools_dense_2d, 1u);
+    EXPECT_EQ(s.pools_general, 1u);
+}
+
+TEST_P(FilIterative, back_and_forth_order) {
+    std::vector<int> order;
+    int sweeps = 0;
+    weft::pool_set ps([&](int i, int) { order.push_back(i); },
+                      [&] { return ++sweeps == 3 ? weft::next::done : weft::next::continue_; });
+    weft::pool p = ps.add_pool(0);
+    for (int i = 0; i < 5; ++i) p.add(i);      // dense
+    weft::pool q = ps.add_pool(0);
+    for (int i : {9, 7, 8}) q.add(i);          // general
+    weft::run(ps);
+    // One worker owns both pools and runs them in pool order, each forwards,
+    // then backwards, then forwards again.
+    std::vector<int> want = {0, 1, 2, 3, 4, 9, 7, 8, 4, 3, 2, 1, 0, 8, 7, 9, 0, 1, 2, 3, 4, 9, 7, 8};
+    EXPECT_EQ(order, want);
+}
+
+TEST_P(FilIterative, sequence_of_pool_sets) {
+    // LU-like: two phases per iteration, a counter ends it.
+    const int n = 64;
+    std::vector<long> x(n, 1);
+    long phase1 = 0;
+    int iter = 0;
+    weft::reduction<long> sum(0);
+    weft::pool_set scale([&](int i, int) { x[i] *= 2; });
+    weft::pool_set add([&](int i, int) { sum.local() += x[i]; },
+                       [&] {
+                           phase1 += sum.reduce();
+                           sum.reset();
+                           return ++iter == 4 ? weft::next::done : weft::next::continue_;
+                       });
+    auto sp = scale.add_pools();
+    auto ap = add.add_pools();
+    for (int i = 0; i < n; ++i) {
+        sp[static_cast<std::size_t>(i % workers())].add(i);  // cyclic placement
+        ap[static_cast<std::size_t>(i % workers())].add(i);
+    }
+    weft::run(scale, add);
+    EXPECT_EQ(iter, 4);
+    EXPECT_EQ(phase1, n * (2 + 4 + 8 + 16));
+}
+
+TEST_P(FilIterative, reductions_every_operator) {
+    const int n = 1000;
+    weft::reduction<long> s(0);
+    weft::reduction<long, std::multiplies<>> prod(1);
+    weft::reduction<long, weft::minimum<>> mn(1L << 40);
+    weft::reduction<long, weft::maximum<>> mx(-(1L << 40));
+    weft::reduction<bool, std::logical_and<>> all(true);
+    weft::reduction<bool, std::logical_or<>> any(false);
+    weft::parallel_for(0, n, [&](int i) {
+        s.local() += i;
+        prod.local() *= (i % 100 == 0) ? 2 : 1;
+        mn.local() = std::min(mn.local(), long(i) - 7);
+        mx.local() = std::max(mx.local(), long(i) * 3);
+        all.local() = all.local() && (i >= 0);
+        any.local() = any.local() || (i == 777);
+    });
+    EXPECT_EQ(s.reduce(), long(n) * (n - 1) / 2);
+    EXPECT_EQ(prod.reduce(), 1024);
+    EXPECT_EQ(mn.reduce(), -7);
+    EXPECT_EQ(mx.reduce(), 3L * (n - 1));
+    EXPECT_TRUE(all.reduce());
+    EXPECT_TRUE(any.reduce());
+    // A user operator (not commutative-looking, but associative): string of maxima.
+    struct pairmax {
+        std::pair<int, int> operator()(std::pair<int, int> a, std::pair<int, int> b) const {
+            return {std::max(a.first, b.first), std::max(a.second, b.second)};
+        }
+    };
+    weft::reduction<std::pair<int, int>, pairmax> pm({0, 0});
+    weft::parallel_for(0, n, [&](int i) { pm.local() = pairmax{}(pm.local(), {i % 17, i % 29}); });
+    EXPECT_EQ(pm.reduce(), std::make_pair(16, 28));
+    // parallel_reduce
+    double d = weft::parallel_reduce(weft::range<long>{0, 100000}, 0.0, [](long i, double& acc) { acc += 0.5 * i; },
+                                     std::plus<>{});
+    EXPECT_DOUBLE_EQ(d, 0.5 * 100000.0 * 99999.0 / 2);
+}
+
+TEST_P(FilIterative, parallel_for_2d_equals_serial) {
+    const int r = 37, c = 53;
+    std::vector<int> m(r * c, 0);
+    weft::parallel_for(weft::range2d<int>{0, r, 0, c}, [&](int i, int j) { m[i * c + j] = i * c + j; });
+    for (int k = 0; k < r * c; ++k) ASSERT_EQ(m[k], k);
+    std::vector<int> w(3 * 5000, 0);  // few rows: columns are cut
+    weft::parallel_for(weft::range2d<int>{0, 3, 0, 5000}, [&](int i, int j) { w[i * 5000 + j] += 1; });
+    for (int v : w) ASSERT_EQ(v, 1);
+}
+
+TEST_P(FilIterative, exception_cancels_region) {
+    int sweeps = 0;
+    weft::pool_set ps(
+        [&](int i, int) {
+            if (i == 13 && sweeps == 2) throw std::runtime_error("thirteen");
+        },
+        [&] {
+            ++sweeps;
+            return sweeps >= 12 ? weft::next::done : weft::next::continue_;
+        });
+    auto pools = ps.add_pools();
+    for (int i = 0; i < 100; ++i) pools[static_cast<std::size_t>(i % workers())].add(i);
+    EXPECT_THROW(weft::run(ps), std::runtime_error);
+    EXPECT_EQ(sweeps, 2);  // the after function did not run for the failed sweep
+    EXPECT_THROW(weft::parallel_for(0, 1000, [](int i) {
+                     if (i == 500) throw std::logic_error("x");
+                 }),
+                 std::logic_error);
+    // The set can run again.
+    sweeps = 10;
+    EXPECT_NO_THROW(weft::run(ps));
+    EXPECT_EQ(sweeps, 12);
+}
+
+INSTANTIATE_TEST_SUITE_P(workers, FilIterative, ::testing::Values(1, 2, 4),
+                         [](const auto& info) { return "w" + std::to_string(info.param); });
+
+}  // namespace
