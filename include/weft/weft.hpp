@@ -386,3 +386,7 @@ inline weft_stats_t stats() {
 
 }  // namespace v0
 }  // namespace weft
+
+// The umbrella: one header per layer.
+#include "weft/allocator.hpp"  // weft::allocator<T> (weft_malloc: heap accounting, dfs quota)
+#include "weft/filament.hpp"   // filaments: fork_join, parallel_for, parallel_reduce, pool sets

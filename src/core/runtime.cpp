@@ -12,6 +12,7 @@
 
 #include "arch/context.hpp"
 #include "arch/fiber_sanitizer.hpp"
+#include "core/keys.hpp"
 #include "core/profile.hpp"
 #include "core/stats.hpp"
 #include "core/timer.hpp"
@@ -249,6 +250,7 @@ WEFT_API int weft_finalize(void) {
         }
         rt->policy->destroy(rt->policy_state);
         g_rt = nullptr;
+        free_key_values(main);  // main's thread-specific values table (destructors: only at thread exit)
         delete main;
         delete rt;
     }
