@@ -52,7 +52,11 @@ void report_deadlock() {
         [](const arch::stack& s, void*) {
             auto top = reinterpret_cast<std::uintptr_t>(s.hi());
             const auto* u = reinterpret_cast<const ult*>((top - sizeof(ult)) & ~std::uintptr_t(63));
-            if (u->magic == ult_magic_live && u->stack.lo == s.lo && u->kind == ult_kind::regular) describe(u);
+            // A thread that has ended but was never joined keeps its control
+            // block (for its joiner) but waits on nothing: not part of the report.
+            if (u->magic == ult_magic_live && u->stack.lo == s.lo && u->kind == ult_kind::regular &&
+                u->join_word.load(memory_order_acquire) != join_finished && u->wait_kind != nullptr)
+                describe(u);
         },
         nullptr);
     std::fprintf(stderr, "weft: aborting (set WEFT_DEADLOCK=off to wait forever instead)\n");
