@@ -146,8 +146,10 @@ WEFT_API int weft_thread_join(weft_thread_t thread, void **retval);
 WEFT_API int weft_thread_detach(weft_thread_t thread);
 
 /* Ends the calling weft thread with a result. Thread-specific data
- * destructors run first. Called from the main weft thread it is an error
- * (the main flow must return from main). Contexts: weft thread. */
+ * destructors run first. Called from the main weft thread, it behaves as
+ * pthread_exit does in main: the other threads go on, and the process exits
+ * with status 0 when the last of them has ended. Contexts: weft thread
+ * (an external kernel thread calling it is a fatal error, reported). */
 WEFT_API WEFT_NORETURN void weft_thread_exit(void *retval);
 
 /* Lets the worker run other ready threads; returns at once if there are none.

@@ -54,7 +54,7 @@ void report_deadlock() {
             const auto* u = reinterpret_cast<const ult*>((top - sizeof(ult)) & ~std::uintptr_t(63));
             // A thread that has ended but was never joined keeps its control
             // block (for its joiner) but waits on nothing: not part of the report.
-            if (u->magic == ult_magic_live && u->stack.lo == s.lo && u->kind == ult_kind::regular &&
+            if (u->magic == ult_magic_live && u->stack.lo == s.lo && u->kind == ult_kind::regular && u->started &&
                 u->join_word.load(memory_order_acquire) != join_finished && u->wait_kind != nullptr)
                 describe(u);
         },

@@ -32,11 +32,21 @@ struct value_block {
     value_cell cells[block_keys];
 };
 
-// External kernel threads get a table of their own (never destroyed: they are
-// not weft threads and have no exit hook).
-thread_local value_block** external_table = nullptr;
+// External kernel threads get a table of their own, freed when the kernel
+// thread exits (no weft destructors run for them: they are not weft threads).
+struct external_values {
+    value_block** table = nullptr;
+    ~external_values() {
+        if (table == nullptr) return;
+        for (unsigned b = 0; b < nblocks; ++b) std::free(table[b]);
+        std::free(table);
+    }
+};
+thread_local external_values external;
 
-value_block**& table_of(worker* w) { return w != nullptr ? reinterpret_cast<value_block**&>(w->current->key_values) : external_table; }
+value_block**& table_of(worker* w) {
+    return w != nullptr ? reinterpret_cast<value_block**&>(w->current->key_values) : external.table;
+}
 
 }  // namespace
 
@@ -123,7 +133,7 @@ WEFT_API int weft_setspecific(weft_key_t key, const void* value) {
 WEFT_API void* weft_getspecific(weft_key_t key) {
     if (key >= WEFT_KEYS_MAX) return nullptr;
     worker* w = current_worker();
-    value_block** table = (w != nullptr) ? reinterpret_cast<value_block**>(w->current->key_values) : external_table;
+    value_block** table = (w != nullptr) ? reinterpret_cast<value_block**>(w->current->key_values) : external.table;
     if (table == nullptr) return nullptr;
     value_block* blk = table[key / block_keys];
     if (blk == nullptr) return nullptr;

@@ -1,0 +1,517 @@
+// The ws policy (src/sched/ws.cpp) in the running runtime: requirement tests
+// of its scheduling order (work-first = serial depth-first on one worker,
+// round-robin yields, bounded wait of a yielder), and, in the suites named
+// *Concurrency (the TSan set), steals, statistics and parking on two workers.
+// Behaviour only: counts, orders and bounds, never timings.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/runtime.hpp"
+#include "core/ult.hpp"
+#include "weft/weft.h"
+
+namespace {
+
+// Starts the runtime with `sched` on `workers` workers for one test.
+class runtime_scope {
+public:
+    runtime_scope(const char* sched, int workers) {
+        weft_config_t cfg{};
+        cfg.workers = workers;
+        cfg.sched = sched;
+        rc_ = weft_init(&cfg);
+    }
+    ~runtime_scope() {
+        if (rc_ == 0) {
+            EXPECT_EQ(weft_finalize(), 0);
+        }
+    }
+    int rc() const { return rc_; }
+
+private:
+    int rc_;
+};
+
+#define START_RUNTIME(sched, workers)        \
+    runtime_scope rt_scope_(sched, workers); \
+    ASSERT_EQ(rt_scope_.rc(), 0) << "weft_init(" << (sched) << ", " << (workers) << ")"
+
+weft_thread_t spawn(void* (*fn)(void*), void* arg) {
+    weft_thread_t t = WEFT_THREAD_NULL;
+    EXPECT_EQ(weft_thread_create(&t, nullptr, fn, arg), 0);
+    return t;
+}
+void join(weft_thread_t t) { EXPECT_EQ(weft_thread_join(t, nullptr), 0); }
+
+// Runs f on a new weft thread and joins it. Test bodies run there, not on
+// main: main is special to the core (it is pinned to worker 0 while it
+// finalizes, and a pinned parent's spawns are help-first under ws), and the
+// orders asserted below are those of ordinary threads.
+template <class F>
+void on_weft_thread(F&& f) {
+    struct box {
+        F* f;
+    } b{&f};
+    weft_thread_t t = spawn(
+        [](void* p) -> void* {
+            (*static_cast<box*>(p)->f)();
+            return nullptr;
+        },
+        &b);
+    join(t);
+}
+
+// --- A recorded fork tree ----------------------------------------------------
+// Node `id` has children 3*id+1 .. 3*id+3 down to `depth` levels. It records
+// an event when it starts and after each join, and forks and joins in an
+// interleaved pattern (spawn c0, spawn c1, join c0, spawn c2, join c1, join c2)
+// so that the order is sensitive to both which thread runs first and when a
+// joiner resumes. In the serial elision a spawn is a call and a join a no-op.
+
+struct event_log {
+    std::vector<std::uint32_t> ev = std::vector<std::uint32_t>(1 << 16);
+    std::atomic<std::size_t> n{0};
+    void record(std::uint32_t e) { ev[n.fetch_add(1, std::memory_order_relaxed)] = e; }
+    std::vector<std::uint32_t> events() const {
+        return std::vector<std::uint32_t>(ev.begin(), ev.begin() + static_cast<std::ptrdiff_t>(n.load()));
+    }
+};
+
+struct tree_node {
+    event_log* log;
+    std::uint32_t id;
+    int depth;  // levels below this node
+    bool serial;
+};
+
+constexpr std::uint32_t ev_start(std::uint32_t id) { return id * 4; }
+constexpr std::uint32_t ev_joined(std::uint32_t id, std::uint32_t k) { return id * 4 + 1 + k; }
+
+void* visit(void* p);
+
+struct child_handle {
+    tree_node node;
+    weft_thread_t t = WEFT_THREAD_NULL;
+    void fork(const tree_node& parent, std::uint32_t k) {
+        node = tree_node{parent.log, parent.id * 3 + 1 + k, parent.depth - 1, parent.serial};
+        if (node.serial) visit(&node);
+        else t = spawn(visit, &node);
+    }
+    void join_into(const tree_node& parent, std::uint32_t k) {
+        if (!node.serial) join(t);
+        parent.log->record(ev_joined(parent.id, k));
+    }
+};
+
+void* visit(void* p) {
+    const tree_node& me = *static_cast<tree_node*>(p);
+    me.log->record(ev_start(me.id));
+    if (me.depth == 0) return nullptr;
+    child_handle c[3];
+    c[0].fork(me, 0);
+    c[1].fork(me, 1);
+    c[0].join_into(me, 0);
+    c[2].fork(me, 2);
+    c[1].join_into(me, 1);
+    c[2].join_into(me, 2);
+    return nullptr;
+}
+
+std::vector<std::uint32_t> run_tree(int depth, bool serial) {
+    event_log log;
+    tree_node root{&log, 0, depth, serial};
+    if (serial) {
+        visit(&root);
+    } else {
+        weft_thread_t t = spawn(visit, &root);
+        join(t);
+    }
+    return log.events();
+}
+
+constexpr int tree_depth = 5;
+constexpr std::uint32_t tree_nodes = 364;  // 1 + 3 + ... + 3^5; 364 starts + 3 * 121 joins = 727 events
+
+// requirement: on one worker, ws runs a fork tree in exactly the serial
+// depth-first order (work-first: the child runs at once, the continuation
+// waits at the bottom of the deque and is the next thing popped).
+TEST(SchedWs, one_worker_runs_fork_tree_in_serial_depth_first_order) {
+    const std::vector<std::uint32_t> serial = run_tree(tree_depth, true);
+    START_RUNTIME("ws", 1);
+    ASSERT_STREQ(weft_sched_name(), "ws");
+    ASSERT_EQ(weft_stats_reset(), 0);
+    std::vector<std::uint32_t> got;
+    on_weft_thread([&] { got = run_tree(tree_depth, false); });
+    ASSERT_EQ(got.size(), serial.size());
+    EXPECT_EQ(got, serial);
+    // Depth-first also bounds space: at most one thread per level is alive
+    // (main, the driver thread, then the root-to-leaf chain of the tree).
+    weft_stats_t s{};
+    ASSERT_EQ(weft_stats_get(&s), 0);
+    EXPECT_LE(s.max_live_threads, static_cast<std::uint64_t>(tree_depth) + 3);
+    EXPECT_EQ(s.steals, 0u) << "one worker has nobody to steal from";
+}
+
+// requirement (contrast): the same recorded test tells fifo (breadth-first:
+// the parent goes on after a fork) apart from the serial order, so the test
+// above is not vacuous.
+TEST(SchedWs, fifo_order_differs_from_serial_order) {
+    const std::vector<std::uint32_t> serial = run_tree(tree_depth, true);
+    START_RUNTIME("fifo", 1);
+    std::vector<std::uint32_t> got;
+    on_weft_thread([&] { got = run_tree(tree_depth, false); });
+    ASSERT_EQ(got.size(), serial.size());
+    EXPECT_NE(got, serial);
+}
+
+// --- Yield ----------------------------------------------------------------------
+
+struct yielder_arg {
+    event_log* log;
+    std::uint32_t id;
+    int rounds;
+};
+
+void* yield_loop(void* p) {
+    auto* a = static_cast<yielder_arg*>(p);
+    for (int i = 0; i < a->rounds; ++i) {
+        a->log->record(a->id);
+        EXPECT_EQ(weft_thread_yield(), 0);
+    }
+    return nullptr;
+}
+
+// requirement: a yield lets every other ready thread of the worker run before
+// the yielder again (the yielded deque is FIFO), so yielders go round-robin;
+// it never resumes the yielder at once while others are ready.
+TEST(SchedWs, yielders_run_round_robin_on_one_worker) {
+    START_RUNTIME("ws", 1);
+    constexpr int nthreads = 4, rounds = 50;
+    event_log log;
+    on_weft_thread([&] {
+        yielder_arg args[nthreads];
+        weft_thread_t t[nthreads];
+        for (int i = 0; i < nthreads; ++i) {
+            args[i] = yielder_arg{&log, static_cast<std::uint32_t>(i), rounds};
+            t[i] = spawn(yield_loop, &args[i]);
+        }
+        for (weft_thread_t x : t) join(x);
+    });
+    const std::vector<std::uint32_t> ev = log.events();
+    ASSERT_EQ(ev.size(), static_cast<std::size_t>(nthreads * rounds));
+    // The driver spawns each thread, which runs at once (work-first), records,
+    // yields back to the driver's continuation and waits in the yielded deque;
+    // the driver then joins, so only the yielders are ready: they take turns,
+    // 0 1 2 3 0 1 2 3 ..., to the end (they all finish in the last turn).
+    for (std::size_t i = 0; i < ev.size(); ++i) ASSERT_EQ(ev[i], i % nthreads) << "event " << i;
+}
+
+// requirement: a yield with nothing else ready returns at once to the caller.
+TEST(SchedWs, lone_yield_returns) {
+    START_RUNTIME("ws", 1);
+    on_weft_thread([] {
+        for (int i = 0; i < 1000; ++i) ASSERT_EQ(weft_thread_yield(), 0);
+    });
+}
+
+// A pair of threads that wake each other forever keeps a worker's work deque
+// busy; a yielder must still get the worker within a bounded number of
+// scheduling decisions (ws's fairness interval), and it stops them.
+struct pingpong {
+    weft_sem_t a, b;
+    std::atomic<bool> stop{false};
+    std::atomic<std::uint64_t> exchanges{0};
+    std::atomic<std::uint64_t> exchanges_when_yielder_ran{0};
+};
+constexpr std::uint64_t pingpong_give_up = 1'000'000;
+
+void* ping(void* p) {
+    auto* s = static_cast<pingpong*>(p);
+    for (;;) {
+        EXPECT_EQ(weft_sem_post(&s->b), 0);
+        EXPECT_EQ(weft_sem_wait(&s->a), 0);
+        if (s->stop.load()) return nullptr;
+        // A livelocked scheduler would never run the yielder: stop by
+        // ourselves, and let the test report it.
+        if (s->exchanges.fetch_add(1) >= pingpong_give_up) {
+            s->stop.store(true);
+            EXPECT_EQ(weft_sem_post(&s->b), 0);
+            return nullptr;
+        }
+    }
+}
+void* pong(void* p) {
+    auto* s = static_cast<pingpong*>(p);
+    for (;;) {
+        EXPECT_EQ(weft_sem_wait(&s->b), 0);
+        if (s->stop.load()) return nullptr;
+        EXPECT_EQ(weft_sem_post(&s->a), 0);
+    }
+}
+void* stopper(void* p) {
+    auto* s = static_cast<pingpong*>(p);
+    EXPECT_EQ(weft_thread_yield(), 0);  // to the yielded deque, behind the ping-pong
+    s->exchanges_when_yielder_ran.store(s->exchanges.load());
+    s->stop.store(true);
+    EXPECT_EQ(weft_sem_post(&s->a), 0);
+    EXPECT_EQ(weft_sem_post(&s->b), 0);
+    return nullptr;
+}
+
+TEST(SchedWs, yielder_is_not_starved_by_threads_that_wake_each_other) {
+    START_RUNTIME("ws", 1);
+    pingpong s;
+    ASSERT_EQ(weft_sem_init(&s.a, 0), 0);
+    ASSERT_EQ(weft_sem_init(&s.b, 0), 0);
+    on_weft_thread([&] {
+        weft_thread_t y = spawn(stopper, &s);
+        weft_thread_t t1 = spawn(ping, &s);
+        weft_thread_t t2 = spawn(pong, &s);
+        join(t1);
+        join(t2);
+        join(y);
+    });
+    EXPECT_LT(s.exchanges.load(), pingpong_give_up) << "the yielder never ran";
+    // Each exchange is two scheduling decisions; the yielder waits at most
+    // one fairness interval (61 picks) plus start-up.
+    EXPECT_LE(s.exchanges_when_yielder_ran.load(), 100u);
+    EXPECT_EQ(weft_sem_destroy(&s.a), 0);
+    EXPECT_EQ(weft_sem_destroy(&s.b), 0);
+}
+
+// --- Two workers ----------------------------------------------------------------
+
+// A balanced binary fork tree whose leaves spin for a while: enough work for
+// the second worker to steal. Returns the number of leaves run.
+struct spin_tree_arg {
+    int depth;
+    std::atomic<std::uint64_t>* leaves;
+};
+
+void* spin_tree(void* p) {
+    auto* a = static_cast<spin_tree_arg*>(p);
+    if (a->depth == 0) {
+        volatile std::uint64_t x = 0;
+        for (int i = 0; i < 2000; ++i) x = x + static_cast<std::uint64_t>(i);
+        a->leaves->fetch_add(1, std::memory_order_relaxed);
+        return nullptr;
+    }
+    spin_tree_arg l{a->depth - 1, a->leaves}, r{a->depth - 1, a->leaves};
+    weft_thread_t t = spawn(spin_tree, &l);
+    spin_tree(&r);
+    join(t);
+    return nullptr;
+}
+
+std::uint64_t run_spin_tree(int depth) {
+    std::atomic<std::uint64_t> leaves{0};
+    spin_tree_arg root{depth, &leaves};
+    spin_tree(&root);
+    return leaves.load();
+}
+
+// requirement: on two workers the second one steals (the parent's
+// continuation) and weft_stats_get reports the steals; weft_stats_reset
+// clears them.
+TEST(SchedWsConcurrency, two_workers_steal_and_report_steals) {
+    START_RUNTIME("ws", 2);
+    ASSERT_EQ(weft_stats_reset(), 0);
+    weft_stats_t s{};
+    // On a loaded machine the second worker may not get a CPU during one
+    // tree: repeat (bounded) until it has stolen.
+    on_weft_thread([&] {
+        for (int i = 0; i < 200; ++i) {
+            ASSERT_EQ(run_spin_tree(10), 1u << 10);
+            ASSERT_EQ(weft_stats_get(&s), 0);
+            if (s.steals > 0) break;
+        }
+    });
+    EXPECT_GT(s.steals, 0u);
+    EXPECT_GT(s.threads_created, 0u);
+    ASSERT_EQ(weft_stats_reset(), 0);
+    ASSERT_EQ(weft_stats_get(&s), 0);
+    EXPECT_EQ(s.steals, 0u);
+    EXPECT_EQ(s.failed_steals, 0u);
+}
+
+// requirement: the recorded fork tree on two workers runs every node once and
+// each node's events in its own order (the interleaving differs).
+TEST(SchedWsConcurrency, two_workers_run_every_node_once) {
+    const std::vector<std::uint32_t> serial = run_tree(tree_depth, true);
+    START_RUNTIME("ws", 2);
+    std::vector<std::uint32_t> got;
+    on_weft_thread([&] { got = run_tree(tree_depth, false); });
+    ASSERT_EQ(got.size(), serial.size());
+    std::vector<std::uint32_t> a = got, b = serial;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    EXPECT_EQ(a, b);
+    // Per node: start before its joins, joins in order 0, 1, 2.
+    std::vector<int> pos(4 * tree_nodes, -1);  // events are 0 .. 4 * nodes - 1
+    for (std::size_t i = 0; i < got.size(); ++i) pos[got[i]] = static_cast<int>(i);
+    for (std::uint32_t id = 0; id < tree_nodes; ++id) {
+        if (pos[ev_joined(id, 0)] < 0) continue;  // a leaf
+        EXPECT_LT(pos[ev_start(id)], pos[ev_joined(id, 0)]);
+        EXPECT_LT(pos[ev_joined(id, 0)], pos[ev_joined(id, 1)]);
+        EXPECT_LT(pos[ev_joined(id, 1)], pos[ev_joined(id, 2)]);
+        // A child's start precedes the parent's join of it.
+        for (std::uint32_t k = 0; k < 3; ++k) EXPECT_LT(pos[ev_start(id * 3 + 1 + k)], pos[ev_joined(id, k)]);
+    }
+}
+
+// Blocking primitives keep working under ws: a contended mutex across workers.
+struct counter_arg {
+    weft_mutex_t* m;
+    std::uint64_t* value;
+    int iters;
+};
+void* add_locked(void* p) {
+    auto* a = static_cast<counter_arg*>(p);
+    for (int i = 0; i < a->iters; ++i) {
+        EXPECT_EQ(weft_mutex_lock(a->m), 0);
+        ++*a->value;
+        EXPECT_EQ(weft_mutex_unlock(a->m), 0);
+        if (i % 64 == 0) {
+            EXPECT_EQ(weft_thread_yield(), 0);
+        }
+    }
+    return nullptr;
+}
+
+TEST(SchedWsConcurrency, mutex_counter_across_workers) {
+    START_RUNTIME("ws", 2);
+    weft_mutex_t m = WEFT_MUTEX_INITIALIZER;
+    std::uint64_t value = 0;
+    constexpr int nthreads = 32, iters = 2000;
+    counter_arg arg{&m, &value, iters};
+    on_weft_thread([&] {
+        weft_thread_t t[nthreads];
+        for (auto& x : t) x = spawn(add_locked, &arg);
+        for (auto x : t) join(x);
+    });
+    EXPECT_EQ(value, static_cast<std::uint64_t>(nthreads) * iters);
+}
+
+// Two threads that spin (never yielding) until both run at the same time:
+// possible only if they are on different workers.
+struct rendezvous {
+    std::atomic<int> arrived{0};
+    std::atomic<int> met{0};
+};
+void* meet(void* p) {
+    auto* r = static_cast<rendezvous*>(p);
+    r->arrived.fetch_add(1);
+    auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (r->arrived.load() < 2)
+        if (std::chrono::steady_clock::now() > give_up) return nullptr;
+    r->met.fetch_add(1);
+    return nullptr;
+}
+
+// requirement: a pinned parent's continuation cannot be stolen (the core
+// queues it in its worker's inbox), so ws spawns help-first for it: the
+// children go to the deque, where the other worker steals one. Work-first
+// would run the first child here while the parent sat in the inbox, and the
+// second child would never be spawned.
+TEST(SchedWsConcurrency, pinned_parent_spawns_help_first) {
+    START_RUNTIME("ws", 2);
+    rendezvous r;
+    on_weft_thread([&] {
+        weft::detail::ult* self = weft::detail::from_handle(weft_thread_self());
+        self->pinned_worker = weft_worker_id();
+        weft_thread_t a = spawn(meet, &r);
+        weft_thread_t b = spawn(meet, &r);
+        join(a);
+        join(b);
+        self->pinned_worker = -1;
+    });
+    EXPECT_EQ(r.met.load(), 2) << "the two children never ran at the same time";
+}
+
+// --- Parking ----------------------------------------------------------------------
+
+// Whitebox: is worker w parked now (registered as a sleeper, waiting on its
+// futex or about to)? Read under the core's park lock.
+bool is_parked(int w) {
+    weft::detail::runtime* rt = weft::detail::g_rt;
+    weft::detail::lock_guard<weft::detail::spinlock> g(rt->park_lock);
+    return rt->workers[static_cast<std::size_t>(w)]->parked;
+}
+
+// Keeps the calling worker busy (no yield) until worker `other` is parked, or
+// gives up after a while; true if it parked.
+bool busy_wait_until_parked(int other) {
+    auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!is_parked(other))
+        if (std::chrono::steady_clock::now() > give_up) return false;
+    return true;
+}
+
+struct handoff {
+    std::atomic<bool> flag{false};
+    std::atomic<bool> saw_flag{false};
+};
+
+// Spins without ever yielding until the parent, whose continuation is in this
+// worker's deque, has been stolen and set the flag: only a thief (the parked
+// worker, woken by the push of the continuation) can do that.
+void* wait_for_thief(void* p) {
+    auto* h = static_cast<handoff*>(p);
+    auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!h->flag.load(std::memory_order_acquire))
+        if (std::chrono::steady_clock::now() > give_up) return nullptr;
+    h->saw_flag.store(true);
+    return nullptr;
+}
+
+// requirement: a push onto a deque wakes a parked worker (no lost wake-up):
+// the other worker is parked, the child spins, and the parent's continuation
+// can only run if the push of it woke the parked worker, which steals it.
+TEST(SchedWsConcurrency, continuation_push_wakes_a_parked_worker) {
+    START_RUNTIME("ws", 2);
+    int rounds_parked = 0;
+    on_weft_thread([&] {
+        for (int round = 0; round < 12; ++round) {
+            int me = weft_worker_id();
+            ASSERT_GE(me, 0);
+            if (busy_wait_until_parked(1 - me)) ++rounds_parked;
+            handoff h;
+            weft_thread_t t = spawn(wait_for_thief, &h);  // runs first; we are stealable
+            h.flag.store(true, std::memory_order_release);  // we were stolen
+            join(t);
+            ASSERT_TRUE(h.saw_flag.load()) << "round " << round << ": the continuation was not stolen within 10 s";
+        }
+    });
+    EXPECT_GT(rounds_parked, 0) << "the other worker never parked: the test did not test parking";
+    weft_stats_t s{};
+    ASSERT_EQ(weft_stats_get(&s), 0);
+    EXPECT_GT(s.steals, 0u);
+    EXPECT_GT(s.wakeups, 0u);
+}
+
+// requirement: bursts of work separated by idle gaps long enough for every
+// worker to park: each burst wakes the workers, and all the work runs.
+TEST(SchedWsConcurrency, bursts_after_idle_gaps_all_run) {
+    START_RUNTIME("ws", 2);
+    ASSERT_EQ(weft_stats_reset(), 0);
+    constexpr int bursts = 40, depth = 7;
+    std::uint64_t total = 0;
+    on_weft_thread([&] {
+        for (int b = 0; b < bursts; ++b) {
+            ASSERT_EQ(weft_sleep_ns(3'000'000), 0);  // 3 ms: both workers park (the budget is ~60 us)
+            total += run_spin_tree(depth);
+        }
+    });
+    EXPECT_EQ(total, static_cast<std::uint64_t>(bursts) << depth);
+    weft_stats_t s{};
+    ASSERT_EQ(weft_stats_get(&s), 0);
+    EXPECT_GT(s.parks, 0u);
+}
+
+}  // namespace
