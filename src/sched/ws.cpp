@@ -1,0 +1,295 @@
+// ws — the non-blocking work stealer of seed 001 (Arora, Blumofe & Plaxton,
+// "Thread scheduling for multiprogrammed multiprocessors", SPAA'98; Hood).
+//
+// Design essay (the long form, with the measurements, is docs/design/ws.md)
+// -------------------------------------------------------------------------
+// Glossary
+//   deque     a worker's ws_deque (src/sched/ws_deque.hpp): the owner pushes
+//             and pops at the bottom, thieves take from the top with a CAS.
+//   thief     a worker whose own deques are empty and that takes from another
+//             worker's; the other worker is its victim.
+//   round     one steal attempt at every other worker, starting at a random
+//             one: what pick_next does when its own deques are empty.
+//   continuation  the rest of a parent after a spawn: the parent ult itself,
+//             queued while its child runs.
+//
+// Each worker has two deques:
+//   work      continuations, woken threads, spawned threads. The owner runs
+//             them LIFO (the most recent first: depth-first, cache-warm);
+//             thieves take the oldest, i.e. the continuation highest in the
+//             fork tree, which carries the most work (seed 001's structural
+//             lemma: the deque is top-heavy), so one steal moves a large
+//             piece of the computation and steals stay rare (O(P * T_inf)
+//             expected).
+//   yielded   threads that called weft_thread_yield. Everyone, the owner
+//             included, takes them oldest first. In the work deque a yielder
+//             would be popped straight back (LIFO) and a yield would be a
+//             no-op; here it waits behind every other ready thread of its
+//             worker, and yielders go round-robin among themselves.
+//
+// Work-first (Cilk-5): spawn runs the child at once; the core then queues the
+// parent's continuation with ready(.., preempted_by_child), at the bottom of
+// the worker's work deque, where thieves can take it. On one worker this is
+// exactly the serial depth-first execution of the program, and a thief always
+// takes a continuation (never a not-yet-started child), so each worker holds
+// at most one continuation per level of the fork tree (Cilk's space bound,
+// S_P <= P * S_1). A pinned parent is the exception (see ws_spawn).
+//
+// Picking the next thread (pick_next), in order:
+//   1. every fair_interval picks, the oldest yielder first (below);
+//   2. the own work deque, bottom (LIFO);
+//   3. the own yielded deque, top (FIFO);
+//   4. a round of steals: for each other worker, starting at a random one
+//      (per-worker xorshift), its work deque's top, then its yielded
+//      deque's top. A steal that loses a race retries the same victim (a lost
+//      race means another taker succeeded, so this is lock-free), so a round
+//      that finds nothing saw every deque empty: the core's parking protocol
+//      relies on that for its final look (runtime.hpp, step 2).
+// Step 1 bounds how long a yielder can wait behind a worker that keeps its
+// work deque busy (threads waking each other forever): at most fair_interval
+// scheduling decisions (Go's runtime checks its global queue every 61
+// schedticks for the same reason).
+//
+// Idle workers (src/core/worker.cpp) look for work with has_work (a scan of
+// every deque's size) and pick_next, with a sched_yield() between failed
+// looks (idle_yield_rounds below), then park. The yield is seed 001's: under
+// multiprogramming a thief that spins keeps the processor from a descheduled
+// worker that may hold the very thread everyone waits for; yielding gives it
+// the processor.
+//
+// Lost wake-ups: a push is one release store of bottom; make_ready then runs
+// the core's notify_work (light fence, load of `sleepers`). A parking worker
+// increments `sleepers`, runs the heavy fence, and makes one last full round.
+// The two fences make this a store-buffering pair: either the round sees the
+// new bottom, or notify_work sees the sleeper and wakes it (see ws.md).
+//
+// Statistics: steals and failed steals, counted by each worker in its own
+// counters (relaxed load + store, no locked instruction); weft_stats_reset
+// moves a per-worker baseline instead of clearing them, so a reset never races
+// with an owner's increment.
+#include <cassert>
+#include <cstdint>
+#include <memory>
+
+#include "core/runtime.hpp"
+#include "core/ult.hpp"
+#include "sched/policy.hpp"
+#include "sched/ws_deque.hpp"
+
+namespace weft::detail {
+namespace {
+
+// --- Tunables -----------------------------------------------------------------
+// Initial work deque: 2^8 slots = 2 KiB per worker. A fork tree keeps about
+// one continuation per level of the tree on a worker's deque; 256 levels is
+// more than any real recursion, so the deque practically never grows.
+constexpr unsigned work_log2_capacity = 8;
+// Initial yielded deque: 2^4 slots (grows if a worker has more yielders).
+constexpr unsigned yielded_log2_capacity = 4;
+// Every fair_interval-th pick on a worker takes the oldest yielder first.
+// Prime so that it does not beat with periodic program behaviour; Go's value.
+constexpr unsigned fair_interval = 61;
+// Failed looks, each followed by a sched_yield(), before an idle worker parks.
+// A look plus a yield costs about 0.2-0.3 us here when nothing else wants the
+// CPU (sched_yield alone: 170 ns), so 256 of them take about 60 us, the same
+// budget as the core's pause-spins (tun::idle_spins): above the ~20 us a
+// futex wake-up costs, below anything a user notices as idle CPU burn.
+// Measured on the 2-core development machine; a guess elsewhere.
+constexpr int idle_yield_rounds = 256;
+
+// --- State ----------------------------------------------------------------------
+
+struct alignas(64) ws_worker {
+    ws_deque<ult> work{work_log2_capacity};
+    ws_deque<ult> yielded{yielded_log2_capacity};
+
+    // Owner only, touched on every pick.
+    alignas(64) std::uint64_t rng = 0;  // xorshift64 state, never 0
+    unsigned fair_countdown = fair_interval;
+    // Statistics: written by the owner only (relaxed load + store), read by
+    // anyone. The baselines are written by weft_stats_reset.
+    atomic<std::uint64_t> steals{0};
+    atomic<std::uint64_t> failed_steals{0};
+    atomic<std::uint64_t> steals_base{0};
+    atomic<std::uint64_t> failed_steals_base{0};
+};
+
+struct ws_state {
+    explicit ws_state(int workers) : n(workers), w(std::make_unique<ws_worker[]>(static_cast<std::size_t>(workers))) {
+        for (int i = 0; i < n; ++i) {
+            // splitmix64 of the index: distinct, well-mixed, non-zero seeds.
+            std::uint64_t z = 0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(i + 1);
+            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+            z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+            z ^= z >> 31;
+            w[i].rng = z != 0 ? z : 1;
+        }
+    }
+    const int n;
+    std::unique_ptr<ws_worker[]> w;
+};
+
+ws_state& st(void* self) { return *static_cast<ws_state*>(self); }
+
+// Owner-only counter: no locked instruction (worker stats in runtime.hpp).
+void bump(atomic<std::uint64_t>& c, std::uint64_t d) {
+    c.store(c.load(memory_order_relaxed) + d, memory_order_relaxed);
+}
+
+// A uniform integer in [0, range) from the worker's xorshift64 (Marsaglia)
+// and Lemire's multiply-shift reduction: no division.
+std::uint32_t random_below(ws_worker& me, std::uint32_t range) {
+    std::uint64_t x = me.rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    me.rng = x;
+    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(static_cast<std::uint32_t>(x >> 32)) * range) >> 32);
+}
+
+// The callbacks run on worker w only: its deques have exactly one owner.
+void assert_owner([[maybe_unused]] int w) {
+    assert(current_worker() != nullptr && current_worker()->index == w);
+}
+
+// Steps 1-3 of pick_next: the worker's own deques.
+ult* take_local(ws_worker& me) {
+    if (--me.fair_countdown == 0) {
+        me.fair_countdown = fair_interval;
+        if (me.yielded.size_hint() > 0)
+            if (ult* t = me.yielded.steal_until_empty()) return t;
+    }
+    if (ult* t = me.work.pop()) return t;
+    // size_hint() == 0 is exact for the owner: skip the steal's fence.
+    if (me.yielded.size_hint() > 0) return me.yielded.steal_until_empty();
+    return nullptr;
+}
+
+// Step 4: one round of steals, starting at a random victim. With
+// with_yielded false only work deques are robbed (see yield_swap).
+ult* steal_round(ws_state& s, int self, bool with_yielded) {
+    const int n = s.n;
+    if (n < 2) return nullptr;
+    ws_worker& me = s.w[self];
+    const std::uint32_t others = static_cast<std::uint32_t>(n - 1);
+    std::uint32_t k = random_below(me, others);
+    std::uint64_t failed = 0;
+    ult* got = nullptr;
+    for (std::uint32_t i = 0; i < others; ++i, ++k) {
+        if (k == others) k = 0;
+        int v = self + 1 + static_cast<int>(k);
+        if (v >= n) v -= n;
+        ws_worker& victim = s.w[v];
+        // The size hint (two plain loads) skips the steal's fence and CAS
+        // for deques that look empty: most of them, when workers go idle.
+        if (victim.work.size_hint() > 0 && (got = victim.work.steal_until_empty()) != nullptr) break;
+        if (with_yielded && victim.yielded.size_hint() > 0 && (got = victim.yielded.steal_until_empty()) != nullptr)
+            break;
+        ++failed;
+    }
+    if (failed != 0) bump(me.failed_steals, failed);
+    if (got != nullptr) bump(me.steals, 1);
+    return got;
+}
+
+bool deque_nonempty(ws_worker& x) { return x.work.size_hint() > 0 || x.yielded.size_hint() > 0; }
+
+// --- Callbacks ----------------------------------------------------------------
+
+void* ws_create(int workers) { return new ws_state(workers); }
+
+void ws_destroy(void* self) { delete static_cast<ws_state*>(self); }
+
+// Work-first: run the child now; the core queues the parent's continuation
+// in our work deque. Except for a pinned parent (main while it finalizes, a
+// filament server): the core would queue it in its worker's inbox, outside
+// the deques, where no thief can take it, and the whole computation below it
+// would stay on this worker. Then help-first: the child goes to the deque,
+// stealable, and the parent goes on.
+bool ws_spawn(void* self, int w, ult* parent, ult* child) {
+    if (parent->pinned_worker < 0) return true;
+    assert_owner(w);
+    st(self).w[w].work.push(child);
+    return false;
+}
+
+void ws_ready(void* self, int w, ult* t, ready_reason why) {
+    assert_owner(w);
+    ws_worker& me = st(self).w[w];
+    if (why == ready_reason::yielded) me.yielded.push(t);
+    else me.work.push(t);  // continuation, woken, spawned, preempted: the owner's next pick
+}
+
+ult* ws_pick_next(void* self, int w) {
+    assert_owner(w);
+    ws_state& s = st(self);
+    if (ult* t = take_local(s.w[w])) return t;
+    return steal_round(s, w, /*with_yielded=*/true);
+}
+
+// t yields: the next thread comes from this worker's deques, else from other
+// workers' work deques; t then goes to the yielded deque. A yield never steals
+// another worker's yielders: two busy workers whose threads spin on yield
+// would otherwise trade them back and forth on every yield (a migration and a
+// remote CAS each); idle thieves still take yielders (pick_next).
+ult* ws_yield_swap(void* self, int w, ult* t) {
+    assert_owner(w);
+    ws_state& s = st(self);
+    ws_worker& me = s.w[w];
+    ult* next = take_local(me);
+    if (next == nullptr) next = steal_round(s, w, /*with_yielded=*/false);
+    if (next == nullptr) return t;  // nothing else to run: t goes on, unqueued
+    me.yielded.push(t);
+    return next;
+}
+
+// False only if every deque looked empty; a push racing with the scan may be
+// missed, which the parking protocol's final full round catches.
+bool ws_has_work(void* self, int w) {
+    ws_state& s = st(self);
+    if (deque_nonempty(s.w[w])) return true;
+    for (int v = 0; v < s.n; ++v)
+        if (v != w && deque_nonempty(s.w[v])) return true;
+    return false;
+}
+
+void ws_add_stats(void* self, weft_stats_t* out) {
+    ws_state& s = st(self);
+    for (int i = 0; i < s.n; ++i) {
+        ws_worker& x = s.w[i];
+        out->steals += x.steals.load(memory_order_relaxed) - x.steals_base.load(memory_order_relaxed);
+        out->failed_steals +=
+            x.failed_steals.load(memory_order_relaxed) - x.failed_steals_base.load(memory_order_relaxed);
+    }
+}
+
+void ws_reset_stats(void* self) {
+    ws_state& s = st(self);
+    for (int i = 0; i < s.n; ++i) {
+        ws_worker& x = s.w[i];
+        x.steals_base.store(x.steals.load(memory_order_relaxed), memory_order_relaxed);
+        x.failed_steals_base.store(x.failed_steals.load(memory_order_relaxed), memory_order_relaxed);
+    }
+}
+
+const sched_policy_def ws_policy = {
+    .name = "ws",
+    .description = "non-blocking work stealing: a lock-free deque per worker, work-first spawn, random victims",
+    .create = ws_create,
+    .destroy = ws_destroy,
+    .spawn = ws_spawn,
+    .ready = ws_ready,
+    .pick_next = ws_pick_next,
+    .yield_swap = ws_yield_swap,
+    .has_work = ws_has_work,
+    .on_block = nullptr,  // a blocked thread is in no deque; ready(.., woken) brings it back
+    .on_exit = nullptr,
+    .add_stats = ws_add_stats,
+    .reset_stats = ws_reset_stats,
+    .on_alloc = nullptr,  // no memory quota: ws bounds space by work-first order alone
+    .idle_yield_rounds = idle_yield_rounds,
+};
+
+}  // namespace
+WEFT_REGISTER_POLICY(ws_policy);
+}  // namespace weft::detail
