@@ -102,11 +102,6 @@ int start_runtime(const weft_config_t* cfg) {
         return EINVAL;
     }
 
-    auto* rt = new runtime;
-    rt->cfg = s;
-    if (const char* e = std::getenv("WEFT_DEADLOCK"); e != nullptr && std::strcmp(e, "off") == 0)
-        rt->deadlock_detection = false;
-    init_asymmetric_fence();
     if (!s.trace_path.empty()) {
         if (int rc = trace_open(s.trace_path.c_str()); rc != 0) {
             std::fprintf(stderr, "weft: WEFT_TRACE='%s' is invalid: cannot open it for writing (%s)\n",
@@ -114,6 +109,12 @@ int start_runtime(const weft_config_t* cfg) {
             return EINVAL;
         }
     }
+
+    auto* rt = new runtime;
+    rt->cfg = s;
+    if (const char* e = std::getenv("WEFT_DEADLOCK"); e != nullptr && std::strcmp(e, "off") == 0)
+        rt->deadlock_detection = false;
+    init_asymmetric_fence();
     g_measure = s.measure;
     g_tracing = !s.trace_path.empty();
     if (g_measure) calibrate_ticks();

@@ -504,7 +504,17 @@ TEST(SchedWsConcurrency, bursts_after_idle_gaps_all_run) {
     std::uint64_t total = 0;
     on_weft_thread([&] {
         for (int b = 0; b < bursts; ++b) {
-            ASSERT_EQ(weft_sleep_ns(3'000'000), 0);  // 3 ms: both workers park (the budget is ~60 us)
+            // An idle gap long enough for a worker to park (its spin budget is
+            // ~60 us on an idle machine; under load its sched_yield()s take
+            // longer, so wait for a park, bounded at 2 s, rather than a time).
+            weft_stats_t before{};
+            ASSERT_EQ(weft_stats_get(&before), 0);
+            for (int i = 0; i < 400; ++i) {
+                ASSERT_EQ(weft_sleep_ns(5'000'000), 0);
+                weft_stats_t now{};
+                ASSERT_EQ(weft_stats_get(&now), 0);
+                if (now.parks > before.parks) break;
+            }
             total += run_spin_tree(depth);
         }
     });
