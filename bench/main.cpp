@@ -225,15 +225,15 @@ int cmd_demo(std::vector<std::string> const& args) {
     }
 
     auto selected = opts.list("only");
-    std::vector<wb::experiment const*> todo;
+    std::vector<wb::experiment const*> queue;
     for (auto const* e : wb::experiments())
-        if (e->in_demo && std::find(selected.begin(), selected.end(), e->name) != selected.end()) todo.push_back(e);
-    std::stable_sort(todo.begin(), todo.end(), [](auto* a, auto* b) { return a->demo_order < b->demo_order; });
+        if (e->in_demo && std::find(selected.begin(), selected.end(), e->name) != selected.end()) queue.push_back(e);
+    std::stable_sort(queue.begin(), queue.end(), [](auto* a, auto* b) { return a->demo_order < b->demo_order; });
 
     wb::table summary({"experiment", "status", "seconds"});
     int failures = 0;
     std::uint64_t const t_demo = wb::now_ns();
-    for (auto const* e : todo) {
+    for (auto const* e : queue) {
         std::vector<std::string> child = {exe, e->name};
         child.insert(child.end(), e->demo_args.begin(), e->demo_args.end());
         child.push_back("--jsonl");

@@ -2,7 +2,9 @@
 // share with the experiment (matmul.cpp). The algorithm is apps/matmul.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdlib>
 
 #include "apps/matmul/matmul.hpp"
 
@@ -17,6 +19,24 @@ struct problem {
 struct peer_result {
     double time_s;
     std::size_t peak_heap_bytes;
+};
+
+// The peers' temporaries: malloc, with the live bytes and their peak counted
+// (atomically: the peers allocate from several threads at once).
+struct counting_heap {
+    std::atomic<std::size_t> heap{0};
+    std::atomic<std::size_t> peak{0};
+    void* allocate(std::size_t bytes) {
+        std::size_t now = heap.fetch_add(bytes) + bytes;
+        std::size_t p = peak.load();
+        while (now > p && !peak.compare_exchange_weak(p, now)) {
+        }
+        return std::malloc(bytes);
+    }
+    void release(void* p, std::size_t bytes) {
+        heap.fetch_sub(bytes);
+        std::free(p);
+    }
 };
 
 // One run of a peer on `workers` threads: C = A * B into c. Defined only when

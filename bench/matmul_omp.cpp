@@ -11,9 +11,7 @@
 namespace weft::bench::matmul {
 namespace {
 
-struct omp_exec {
-    std::atomic<std::size_t> heap{0};
-    std::atomic<std::size_t> peak{0};
+struct omp_exec : counting_heap {
     template <class... F>
     void fork_join(F&&... f) {
         // Tasks capture the callables by reference: they outlive the taskwait.
@@ -22,17 +20,6 @@ struct omp_exec {
             f();
         }(), ...);
 #pragma omp taskwait
-    }
-    void* allocate(std::size_t bytes) {
-        std::size_t now = heap.fetch_add(bytes) + bytes;
-        std::size_t p = peak.load();
-        while (now > p && !peak.compare_exchange_weak(p, now)) {
-        }
-        return std::malloc(bytes);
-    }
-    void release(void* p, std::size_t bytes) {
-        heap.fetch_sub(bytes);
-        std::free(p);
     }
 };
 

@@ -13,25 +13,12 @@
 namespace weft::bench::matmul {
 namespace {
 
-struct tbb_exec {
-    std::atomic<std::size_t> heap{0};
-    std::atomic<std::size_t> peak{0};
+struct tbb_exec : counting_heap {
     template <class... F>
     void fork_join(F&&... f) {
         tbb::task_group g;
         (g.run([&f] { f(); }), ...);
         g.wait();
-    }
-    void* allocate(std::size_t bytes) {
-        std::size_t now = heap.fetch_add(bytes) + bytes;
-        std::size_t p = peak.load();
-        while (now > p && !peak.compare_exchange_weak(p, now)) {
-        }
-        return std::malloc(bytes);
-    }
-    void release(void* p, std::size_t bytes) {
-        heap.fetch_sub(bytes);
-        std::free(p);
     }
 };
 
