@@ -14,6 +14,8 @@
 // being recycled with their stacks: the report walks every stack the pool has
 // carved and reads the control block at its top, which carries a magic word
 // and a pointer to its own stack while the ult is alive.
+#include <unistd.h>
+
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -42,6 +44,12 @@ void describe(const ult* u) {
 }  // namespace
 
 void report_deadlock() {
+    // Several workers may reach the verdict at once (each parked last, as far
+    // as it could tell): one reports, the others wait for the abort.
+    static atomic<bool> reporting{false};
+    if (reporting.exchange(true, memory_order_acq_rel)) {
+        for (;;) pause();
+    }
     runtime* rt = g_rt;
     std::fprintf(stderr,
                  "weft: deadlock: every weft thread is blocked and no timer is pending; %" PRId64
