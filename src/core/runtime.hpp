@@ -79,6 +79,7 @@ struct alignas(64) worker {
     // owner writes (no locked instruction); the sum over workers is the count.
     atomic<std::int64_t> live_delta{0};
     atomic<std::uint64_t> max_live_seen{0};  // highest sum sampled at a creation here
+    atomic<std::int64_t> live_high{0};       // highest live_delta here since the last reset
     atomic<std::int64_t> started_ns{0};  // stats epoch (reset by weft_stats_reset)
     // Work/span measurement (profile.hpp), owner-written.
     std::uint64_t strand_start = 0;                   // ticks: when the current strand began

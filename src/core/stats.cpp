@@ -127,7 +127,10 @@ WEFT_API int weft_stats_reset(void) {
     rt->external_created.store(0, memory_order_relaxed);
     std::int64_t live = live_ults(rt);
     rt->max_live_base.store(live > 0 ? static_cast<std::uint64_t>(live) : 0, memory_order_relaxed);
-    for (auto& w : rt->workers) w->max_live_seen.store(0, memory_order_relaxed);
+    for (auto& w : rt->workers) {
+        w->max_live_seen.store(0, memory_order_relaxed);
+        w->live_high.store(0, memory_order_relaxed);
+    }
     rt->wakeups.store(0, memory_order_relaxed);
     rt->timers->reset_stats();
     if (g_measure) profile_reset(rt);
