@@ -148,9 +148,7 @@ std::uint32_t random_below(ws_worker& me, std::uint32_t range) {
 }
 
 // The callbacks run on worker w only: its deques have exactly one owner.
-void assert_owner([[maybe_unused]] int w) {
-    assert(current_worker() != nullptr && current_worker()->index == w);
-}
+void assert_owner([[maybe_unused]] int w) { assert(current_worker() != nullptr && current_worker()->index == w); }
 
 // Steps 1-3 of pick_next: the worker's own deques.
 ult* take_local(ws_worker& me) {
@@ -216,8 +214,10 @@ bool ws_spawn(void* self, int w, ult* parent, ult* child) {
 void ws_ready(void* self, int w, ult* t, ready_reason why) {
     assert_owner(w);
     ws_worker& me = st(self).w[w];
-    if (why == ready_reason::yielded) me.yielded.push(t);
-    else me.work.push(t);  // continuation, woken, spawned, preempted: the owner's next pick
+    if (why == ready_reason::yielded)
+        me.yielded.push(t);
+    else
+        me.work.push(t);  // continuation, woken, spawned, preempted: the owner's next pick
 }
 
 ult* ws_pick_next(void* self, int w) {

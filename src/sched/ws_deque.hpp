@@ -213,7 +213,7 @@ private:
         static ring* make(std::int64_t capacity) {
             static_assert(sizeof(ring) % alignof(atomic<T*>) == 0);
             std::size_t bytes = sizeof(ring) + static_cast<std::size_t>(capacity) * sizeof(atomic<T*>);
-            void* mem = ::operator new(bytes, std::align_val_t{64}, std::nothrow);
+            void* mem = ::operator new (bytes, std::align_val_t{64}, std::nothrow);
             if (mem == nullptr) {
                 // The deque is called from scheduler callbacks, which cannot
                 // fail: say what happened instead of a bare bad_alloc.
@@ -228,7 +228,7 @@ private:
         static void destroy(ring* r) {
             // atomic<T*> is trivially destructible: nothing to run per slot.
             r->~ring();
-            ::operator delete(static_cast<void*>(r), std::align_val_t{64});
+            ::operator delete (static_cast<void*>(r), std::align_val_t{64});
         }
     };
 

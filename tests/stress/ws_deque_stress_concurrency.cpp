@@ -10,7 +10,9 @@
 //     linearize at increasing top indices, and an item at a higher index was
 //     pushed later), i.e. the top end is FIFO even with pops and growth
 //     interleaved;
-//   - growth while thieves steal (small initial arrays) loses nothing.
+//   - growth while thieves steal (small initial arrays) loses nothing;
+//   - the races at the bottom (the owner popping the last one, two or three
+//     items while thieves steal them) never hand an item out twice.
 // Timings are never asserted.
 #include <gtest/gtest.h>
 
@@ -43,8 +45,8 @@ constexpr int scale = 1;
 
 struct item {
     std::uint64_t id = 0;
-    std::uint64_t payload = 0;       // plain: written by the owner before push
-    std::atomic<int> taken{0};       // how many takers got this item
+    std::uint64_t payload = 0;  // plain: written by the owner before push
+    std::atomic<int> taken{0};  // how many takers got this item
 };
 
 constexpr std::uint64_t payload_of(std::uint64_t id) { return id * 0x9e3779b97f4a7c15ull + 1; }
@@ -56,8 +58,7 @@ struct params {
 };
 
 std::string name_of(const ::testing::TestParamInfo<params>& p) {
-    return "thieves_" + std::to_string(p.param.thieves) + "_log2_capacity_" +
-           std::to_string(p.param.log2_capacity);
+    return "thieves_" + std::to_string(p.param.thieves) + "_log2_capacity_" + std::to_string(p.param.log2_capacity);
 }
 
 // What one taker (a thief, or the owner's pops) saw.
@@ -107,9 +108,7 @@ TEST_P(WsDequeStressConcurrency, every_item_taken_exactly_once) {
                     any = true;
                     if (!take(x, t)) duplicates.fetch_add(1);
                     break;
-                case steal_status::lost_race:
-                    ++t.lost_races;
-                    break;
+                case steal_status::lost_race: ++t.lost_races; break;
                 case steal_status::empty:
                     // Seed 001: yield between failed attempts (and let the
                     // owner run when there are more threads than cores).
@@ -171,8 +170,8 @@ TEST_P(WsDequeStressConcurrency, every_item_taken_exactly_once) {
 }
 
 INSTANTIATE_TEST_SUITE_P(owner_and_thieves, WsDequeStressConcurrency,
-                         ::testing::Values(params{1, 1, 4'000'000}, params{3, 1, 4'000'000},
-                                           params{3, 8, 4'000'000}, params{7, 4, 2'000'000}),
+                         ::testing::Values(params{1, 1, 4'000'000}, params{3, 1, 4'000'000}, params{3, 8, 4'000'000},
+                                           params{7, 4, 2'000'000}),
                          name_of);
 
 // stress: the races at the bottom. The owner pushes `depth` items and pops

@@ -100,8 +100,10 @@ struct child_handle {
     weft_thread_t t = WEFT_THREAD_NULL;
     void fork(const tree_node& parent, std::uint32_t k) {
         node = tree_node{parent.log, parent.id * 3 + 1 + k, parent.depth - 1, parent.serial};
-        if (node.serial) visit(&node);
-        else t = spawn(visit, &node);
+        if (node.serial)
+            visit(&node);
+        else
+            t = spawn(visit, &node);
     }
     void join_into(const tree_node& parent, std::uint32_t k) {
         if (!node.serial) join(t);
@@ -482,7 +484,7 @@ TEST(SchedWsConcurrency, continuation_push_wakes_a_parked_worker) {
             ASSERT_GE(me, 0);
             if (busy_wait_until_parked(1 - me)) ++rounds_parked;
             handoff h;
-            weft_thread_t t = spawn(wait_for_thief, &h);  // runs first; we are stealable
+            weft_thread_t t = spawn(wait_for_thief, &h);    // runs first; we are stealable
             h.flag.store(true, std::memory_order_release);  // we were stolen
             join(t);
             ASSERT_TRUE(h.saw_flag.load()) << "round " << round << ": the continuation was not stolen within 10 s";
