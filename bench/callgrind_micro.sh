@@ -14,7 +14,7 @@
 # creating the two threads of a ping-pong) cancels in the difference.
 #
 # Instructions are not time: a syscall counts as the few instructions of its
-# user-side stub, and the kernel's share of a Pthreads switch is invisible to
+# user-space entry code, and the kernel's share of a Pthreads switch is invisible to
 # callgrind. Compare weft and Boost.Fiber (all user space) with these; compare
 # with Pthreads by time (weft-bench micro).
 #

@@ -4,7 +4,7 @@
 #
 # Fails when
 #   - a function declared WEFT_API in include/weft/*.h is not exported (not marked
-#     WEFT_API in its definition, misspelt, or not implemented), or
+#     WEFT_API in its definition, misspelt, or missing its definition), or
 #   - the library exports a symbol outside the patterns of cmake/weft.map
 #     (weft_* and C++ symbols of namespace weft), or
 #   - an exported weft_* symbol carries no version (the version script was not applied).

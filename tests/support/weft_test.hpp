@@ -263,4 +263,15 @@ child_result run_child(const std::vector<std::string>& argv, const std::vector<s
 // The running binary (/proc/self/exe, resolved).
 std::string self_exe();
 
+// A mutex of the given type (WEFT_MUTEX_NORMAL/RECURSIVE/ERRORCHECK).
+inline weft_mutex_t make_mutex(int type) {
+    weft_mutexattr_t a;
+    weft_mutexattr_init(&a);
+    weft_mutexattr_settype(&a, type);
+    weft_mutex_t m;
+    weft_mutex_init(&m, &a);
+    weft_mutexattr_destroy(&a);
+    return m;
+}
+
 }  // namespace wt

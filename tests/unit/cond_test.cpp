@@ -19,15 +19,6 @@ INSTANTIATE_TEST_SUITE_P(Concurrent, Cond, ::testing::ValuesIn(wt::rt_params_mul
 class CondOneWorker : public wt::runtime_fixture {};
 INSTANTIATE_TEST_SUITE_P(Serial, CondOneWorker, ::testing::ValuesIn(wt::rt_params_one_worker()), wt::rt_param_name);
 
-weft_mutex_t make_mutex(int type) {
-    weft_mutexattr_t a;
-    weft_mutexattr_init(&a);
-    weft_mutexattr_settype(&a, type);
-    weft_mutex_t m;
-    weft_mutex_init(&m, &a);
-    return m;
-}
-
 TEST_P(Cond, attr_clock) {
     weft_condattr_t a;
     ASSERT_EQ(weft_condattr_init(&a), 0);
@@ -153,7 +144,7 @@ TEST_P(Cond, signal_without_waiters_is_lost) {
 }
 
 TEST_P(Cond, timedwait_timeout_relocks_the_mutex) {
-    weft_mutex_t m = make_mutex(WEFT_MUTEX_ERRORCHECK);
+    weft_mutex_t m = wt::make_mutex(WEFT_MUTEX_ERRORCHECK);
     weft_cond_t c = WEFT_COND_INITIALIZER;
     ASSERT_EQ(weft_mutex_lock(&m), 0);
     std::int64_t t0 = wt::now_ns();
@@ -238,7 +229,7 @@ TEST_P(Cond, timedwait_bad_timespec_is_einval) {
 }
 
 TEST_P(Cond, wait_without_owning_errorcheck_mutex_is_eperm) {
-    weft_mutex_t m = make_mutex(WEFT_MUTEX_ERRORCHECK);
+    weft_mutex_t m = wt::make_mutex(WEFT_MUTEX_ERRORCHECK);
     weft_cond_t c = WEFT_COND_INITIALIZER;
     EXPECT_EQ(weft_cond_wait(&c, &m), EPERM);
     timespec ts = wt::realtime_in(10ms);
@@ -253,7 +244,7 @@ TEST_P(Cond, wait_without_owning_errorcheck_mutex_is_eperm) {
 }
 
 TEST_P(Cond, wait_without_owning_recursive_mutex_is_eperm) {
-    weft_mutex_t m = make_mutex(WEFT_MUTEX_RECURSIVE);
+    weft_mutex_t m = wt::make_mutex(WEFT_MUTEX_RECURSIVE);
     weft_cond_t c = WEFT_COND_INITIALIZER;
     EXPECT_EQ(weft_cond_wait(&c, &m), EPERM);
 }
@@ -310,7 +301,7 @@ TEST_P(Cond, destroy_with_waiters_is_ebusy) {
 }
 
 TEST_P(Cond, recursive_mutex_depth_survives_wait) {
-    weft_mutex_t m = make_mutex(WEFT_MUTEX_RECURSIVE);
+    weft_mutex_t m = wt::make_mutex(WEFT_MUTEX_RECURSIVE);
     weft_cond_t c = WEFT_COND_INITIALIZER;
     bool go = false;
     int rc_wait = -1, unlocks_ok = 0, extra_unlock = 0;

@@ -19,16 +19,6 @@ INSTANTIATE_TEST_SUITE_P(Concurrent, Mutex, ::testing::ValuesIn(wt::rt_params_mu
 class MutexOneWorker : public wt::runtime_fixture {};
 INSTANTIATE_TEST_SUITE_P(Serial, MutexOneWorker, ::testing::ValuesIn(wt::rt_params_one_worker()), wt::rt_param_name);
 
-weft_mutex_t make_mutex(int type) {
-    weft_mutexattr_t a;
-    weft_mutexattr_init(&a);
-    weft_mutexattr_settype(&a, type);
-    weft_mutex_t m;
-    weft_mutex_init(&m, &a);
-    weft_mutexattr_destroy(&a);
-    return m;
-}
-
 // Runs f on another weft thread and returns its int result.
 template <class F>
 int on_other_thread(F f) {
@@ -83,7 +73,7 @@ TEST_P(Mutex, init_rejects_bad_type) {
 
 TEST_P(Mutex, trylock_busy_when_held_by_another_thread) {
     for (int type : {WEFT_MUTEX_NORMAL, WEFT_MUTEX_RECURSIVE, WEFT_MUTEX_ERRORCHECK}) {
-        weft_mutex_t m = make_mutex(type);
+        weft_mutex_t m = wt::make_mutex(type);
         ASSERT_EQ(weft_mutex_lock(&m), 0);
         EXPECT_EQ(on_other_thread([&] { return weft_mutex_trylock(&m); }), EBUSY) << "type " << type;
         ASSERT_EQ(weft_mutex_unlock(&m), 0);
@@ -97,8 +87,8 @@ TEST_P(Mutex, trylock_busy_when_held_by_another_thread) {
 }
 
 TEST_P(Mutex, trylock_by_owner) {
-    weft_mutex_t n = make_mutex(WEFT_MUTEX_NORMAL), e = make_mutex(WEFT_MUTEX_ERRORCHECK),
-                 r = make_mutex(WEFT_MUTEX_RECURSIVE);
+    weft_mutex_t n = wt::make_mutex(WEFT_MUTEX_NORMAL), e = wt::make_mutex(WEFT_MUTEX_ERRORCHECK),
+                 r = wt::make_mutex(WEFT_MUTEX_RECURSIVE);
     for (weft_mutex_t* m : {&n, &e, &r}) ASSERT_EQ(weft_mutex_lock(m), 0);
     EXPECT_EQ(weft_mutex_trylock(&n), EBUSY);
     EXPECT_EQ(weft_mutex_trylock(&e), EBUSY);
@@ -108,7 +98,7 @@ TEST_P(Mutex, trylock_by_owner) {
 }
 
 TEST_P(Mutex, errorcheck_relock_is_edeadlk) {
-    weft_mutex_t m = make_mutex(WEFT_MUTEX_ERRORCHECK);
+    weft_mutex_t m = wt::make_mutex(WEFT_MUTEX_ERRORCHECK);
     ASSERT_EQ(weft_mutex_lock(&m), 0);
     EXPECT_EQ(weft_mutex_lock(&m), EDEADLK);
     timespec ts = wt::realtime_in(10ms);
@@ -117,7 +107,7 @@ TEST_P(Mutex, errorcheck_relock_is_edeadlk) {
 }
 
 TEST_P(Mutex, errorcheck_unlock_by_non_owner_is_eperm) {
-    weft_mutex_t m = make_mutex(WEFT_MUTEX_ERRORCHECK);
+    weft_mutex_t m = wt::make_mutex(WEFT_MUTEX_ERRORCHECK);
     EXPECT_EQ(weft_mutex_unlock(&m), EPERM) << "unlocked";
     ASSERT_EQ(weft_mutex_lock(&m), 0);
     EXPECT_EQ(on_other_thread([&] { return weft_mutex_unlock(&m); }), EPERM);
@@ -126,7 +116,7 @@ TEST_P(Mutex, errorcheck_unlock_by_non_owner_is_eperm) {
 }
 
 TEST_P(Mutex, recursive_depth_and_release) {
-    weft_mutex_t m = make_mutex(WEFT_MUTEX_RECURSIVE);
+    weft_mutex_t m = wt::make_mutex(WEFT_MUTEX_RECURSIVE);
     const int depth = 100;
     for (int i = 0; i < depth; ++i) ASSERT_EQ(weft_mutex_lock(&m), 0);
     for (int i = 0; i < depth - 1; ++i) {
@@ -144,7 +134,7 @@ TEST_P(Mutex, recursive_depth_and_release) {
 }
 
 TEST_P(Mutex, recursive_unlock_by_non_owner_is_eperm) {
-    weft_mutex_t m = make_mutex(WEFT_MUTEX_RECURSIVE);
+    weft_mutex_t m = wt::make_mutex(WEFT_MUTEX_RECURSIVE);
     ASSERT_EQ(weft_mutex_lock(&m), 0);
     EXPECT_EQ(on_other_thread([&] { return weft_mutex_unlock(&m); }), EPERM);
     ASSERT_EQ(weft_mutex_unlock(&m), 0);
