@@ -1,121 +1,179 @@
-// weft-bench filaments — the costs of filaments against the serial code they
-// replace (seed 004 §4; docs/design/filaments.md, "Measurements").
+// weft-bench filaments — seed 004's application suite (apps/, apps/app.hpp):
+// every application in its serial, coarse-grain, filaments and peer versions,
+// at each worker count, with the ratios the paper's Tables 1-4 report.
 //
-// Figures, each the median over --rounds rounds, ratios from the same run:
-//   fib_serial_s           the plain recursion fib(N), no runtime involved
-//   fib_fil_s              fib(N) with weft::join at every call, in weft::fork_join
-//   fib_ratio              fib_fil_s / fib_serial_s (1 worker: the cost of a
-//                          pruned fork; target <= 1.10)
-//   fib_speedup            fib_serial_s / fib_fil_s (2 workers: target >= 1.8)
-//   loop_serial_s          a dense loop over M doubles (a[i] = a[i] * k + b[i])
-//   loop_fil_s             the same body in weft::parallel_for
-//   loop_ratio             loop_fil_s / loop_serial_s (1 worker: target <= 1.03)
-//   forks, forks_pruned, steals: filament statistics of the fib rounds
-// One JSON line per worker count (--workers).
+// Per application: the serial version runs first (no runtime involved) and is
+// the reference every other version's output is checked against (a mismatch
+// stops the run: a fast wrong answer is not a result). Then, per --workers
+// count, weft is started with that many workers and each version runs one
+// untimed warm-up round and --rounds timed rounds. Peers run last, so that an
+// OpenMP team spinning after its region does not steal the CPUs of weft.
+//
+// One JSON line per (application, version, workers):
+//   app, version, workers, size, time_s (median; _spread/_min/_max),
+//   vs_serial (serial time / this time: the speedup), vs_coarse (coarse-grain
+//   time / this time, same workers); for the filaments version the filament
+//   statistics of its timed rounds: filaments_created, filaments_run, forks,
+//   forks_pruned, steals, pools_coarsened (1-D + 2-D dense sweeps),
+//   pools_general, sweeps.
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "apps/app.hpp"
 #include "harness.hpp"
-#include "weft/filament.hpp"
+#include "weft/weft.h"
 
 namespace weft::bench::filaments {
 namespace {
 
-__attribute__((noinline)) long fib_serial(int n) { return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2); }
+using apps::version;
 
-__attribute__((noinline)) long fib_fil(int n) {
-    if (n < 2) return n;
-    auto [a, b] = weft::join([=] { return fib_fil(n - 1); }, [=] { return fib_fil(n - 2); });
-    return a + b;
-}
-
-__attribute__((noinline)) void loop_serial(double* a, const double* b, long m, double k) {
-    for (long i = 0; i < m; ++i) a[i] = a[i] * k + b[i];
-}
-
-__attribute__((noinline)) void loop_fil(double* a, const double* b, long m, double k) {
-    weft::parallel_for(weft::range<long>{0, m}, [=](long i) { a[i] = a[i] * k + b[i]; });
-}
-
-template <class F>
-summary time_rounds(int rounds, F f) {
-    std::vector<double> v;
-    f();  // warm-up (first-touch, caches, the servers' stacks)
-    for (int r = 0; r < rounds; ++r) {
+// Runs version v of inst once after a reset (the reset is not timed).
+struct timed_run {
+    apps::instance& inst;
+    version v;
+    int workers;
+    std::uint64_t run() {
+        inst.reset();
         std::uint64_t t0 = now_ns();
-        f();
-        v.push_back(static_cast<double>(now_ns() - t0) * 1e-9);
+        inst.run(v, workers);
+        return now_ns() - t0;
     }
-    return summarize(v);
+};
+
+summary time_version(apps::instance& inst, version v, int workers, int rounds) {
+    timed_run t{inst, v, workers};
+    t.run();  // warm-up
+    std::vector<double> s;
+    for (int r = 0; r < rounds; ++r) s.push_back(static_cast<double>(t.run()) * 1e-9);
+    return summarize(s);
+}
+
+std::vector<const apps::app*> selected_apps(const std::string& arg) {
+    std::vector<const apps::app*> out;
+    if (arg == "all") {
+        for (const apps::app& a : apps::all_apps()) out.push_back(&a);
+        return out;
+    }
+    std::string::size_type pos = 0;
+    while (pos <= arg.size()) {
+        std::string::size_type comma = arg.find(',', pos);
+        std::string name = arg.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        const apps::app* a = apps::find_app(name);
+        if (!a) {
+            std::string valid = "all";
+            for (const apps::app& x : apps::all_apps()) valid += std::string(", ") + x.name;
+            die("filaments: --app: unknown application '%s' (valid: %s)", name.c_str(), valid.c_str());
+        }
+        out.push_back(a);
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+    }
+    return out;
 }
 
 int run(context& ctx) {
     const int rounds = static_cast<int>(ctx.opts().integer("rounds"));
-    const int n = static_cast<int>(ctx.opts().integer("fib"));
-    const long m = static_cast<long>(ctx.opts().integer("loop"));
+    const long size_opt = static_cast<long>(ctx.opts().integer("size"));
+    const bool demo_sizes = ctx.opts().flag("demo-sizes");
+    const std::vector<const apps::app*> chosen = selected_apps(ctx.opts().string("app"));
+    if (size_opt && chosen.size() != 1) die("filaments: --size needs exactly one --app (sizes differ per application)");
     std::vector<std::string> ws = ctx.opts().list("workers");
-    table t({"workers", "fib serial s", "fib fil s", "fil/serial", "speedup", "loop serial s", "loop fil s",
-             "fil/serial", "forks", "pruned", "steals"});
-    std::vector<double> a(static_cast<std::size_t>(m), 1.0), b(static_cast<std::size_t>(m), 0.5);
-    for (const std::string& w : ws) {
-        weft_config_t cfg{};
-        cfg.workers = std::stoi(w);
-        check(weft_init(&cfg), "weft_init");
-        // volatile: fib_serial is pure, and the compiler would otherwise reuse
-        // one call's result for every round.
-        volatile int nv = n;
-        summary fs = time_rounds(rounds, [&] { keep(fib_serial(nv)); });
-        check(weft_fil_stats_reset(), "weft_fil_stats_reset");
-        summary ff = time_rounds(rounds, [&] {
-            int m0 = nv;
-            keep(weft::fork_join([=] { return fib_fil(m0); }));
-        });
-        weft_fil_stats_t st = weft::filament_stats();
-        summary ls = time_rounds(rounds, [&] { loop_serial(a.data(), b.data(), m, 0.999); });
-        summary lf = time_rounds(rounds, [&] { loop_fil(a.data(), b.data(), m, 0.999); });
-        check(weft_finalize(), "weft_finalize");
 
-        json_object rec = ctx.record();
-        rec.add("workers", cfg.workers).add("fib_n", n).add("loop_m", m);
-        rec.add_summary("fib_serial_s", fs).add_summary("fib_fil_s", ff);
-        rec.add("fib_ratio", ff.median / fs.median).add("fib_speedup", fs.median / ff.median);
-        rec.add_summary("loop_serial_s", ls).add_summary("loop_fil_s", lf);
-        rec.add("loop_ratio", lf.median / ls.median);
-        rec.add("forks", static_cast<unsigned long long>(st.forks))
-            .add("forks_pruned", static_cast<unsigned long long>(st.forks_pruned))
-            .add("steals", static_cast<unsigned long long>(st.steals));
-        add_provenance(rec);
-        ctx.emit(rec);
-        t.add_row({w, fmt(fs.median, 4), fmt(ff.median, 4), fmt_ratio(ff.median / fs.median),
-                   fmt_ratio(fs.median / ff.median), fmt(ls.median, 4), fmt(lf.median, 4),
-                   fmt_ratio(lf.median / ls.median), fmt_sig(static_cast<double>(st.forks)),
-                   fmt_sig(static_cast<double>(st.forks_pruned)), fmt_sig(static_cast<double>(st.steals))});
+    table t({"app", "size", "workers", "serial s", "coarse s", "filaments s", "fil/serial", "fil/coarse", "speedup",
+             "omp s", "tbb s", "forks", "pruned", "coarsened", "steals"});
+    for (const apps::app* a : chosen) {
+        const long size = size_opt ? size_opt : demo_sizes ? a->demo_size : a->bench_size;
+        auto reference = a->make(size);
+        summary serial = time_version(*reference, version::serial, 1, rounds);
+        auto inst = a->make(size);
+        {
+            json_object rec = ctx.record();
+            rec.add("app", a->name).add("version", "serial").add("workers", 1).add("size", size);
+            rec.add_summary("time_s", serial).add("vs_serial", 1.0);
+            add_provenance(rec);
+            ctx.emit(rec);
+        }
+        for (const std::string& w : ws) {
+            weft_config_t cfg{};
+            cfg.workers = std::stoi(w);
+            check(weft_init(&cfg), "weft_init");
+            std::map<version, summary> times;
+            weft_fil_stats_t st{};
+            std::vector<version> order = apps::versions_of(*a);
+            for (version v : order) {
+                if (v == version::serial) continue;
+                if (v == version::filaments) check(weft_fil_stats_reset(), "weft_fil_stats_reset");
+                times[v] = time_version(*inst, v, cfg.workers, rounds);
+                if (v == version::filaments) check(weft_fil_stats_get(&st), "weft_fil_stats_get");
+                if (std::string diff = inst->compare(*reference); !diff.empty())
+                    die("filaments: %s %s on %d workers differs from serial: %s", a->name, apps::version_name(v),
+                        cfg.workers, diff.c_str());
+            }
+            check(weft_finalize(), "weft_finalize");
+
+            const double coarse = times[version::coarse].median;
+            for (auto& [v, s] : times) {
+                json_object rec = ctx.record();
+                rec.add("app", a->name).add("version", apps::version_name(v)).add("workers", cfg.workers);
+                rec.add("size", size).add_summary("time_s", s);
+                rec.add("vs_serial", serial.median / s.median).add("vs_coarse", coarse / s.median);
+                if (v == version::filaments) {
+                    rec.add("filaments_created", static_cast<unsigned long long>(st.filaments_created))
+                        .add("filaments_run", static_cast<unsigned long long>(st.filaments_run))
+                        .add("forks", static_cast<unsigned long long>(st.forks))
+                        .add("forks_pruned", static_cast<unsigned long long>(st.forks_pruned))
+                        .add("steals", static_cast<unsigned long long>(st.steals))
+                        .add("pools_coarsened", static_cast<unsigned long long>(st.pools_dense_1d + st.pools_dense_2d))
+                        .add("pools_general", static_cast<unsigned long long>(st.pools_general))
+                        .add("sweeps", static_cast<unsigned long long>(st.sweeps));
+                }
+                add_provenance(rec);
+                ctx.emit(rec);
+            }
+            const double fil = times[version::filaments].median;
+            auto peer = [&](version v) { return times.count(v) ? fmt(times[v].median, 3) : std::string("-"); };
+            t.add_row({a->name, std::to_string(size), w, fmt(serial.median, 3), fmt(coarse, 3), fmt(fil, 3),
+                       fmt_ratio(fil / serial.median), fmt_ratio(fil / coarse), fmt_ratio(serial.median / fil),
+                       peer(version::omp), peer(version::tbb), fmt_sig(static_cast<double>(st.forks)),
+                       fmt_sig(static_cast<double>(st.forks_pruned)),
+                       fmt_sig(static_cast<double>(st.pools_dense_1d + st.pools_dense_2d)),
+                       fmt_sig(static_cast<double>(st.steals))});
+        }
+        t.add_separator();
     }
-    ctx.print(t, "filaments: fork at every call of fib, and a dense loop, against serial code");
+    ctx.print(t, "filaments: seed 004's applications, serial / coarse-grain / filaments / peers (medians, s)");
     if (std::string w = build_warning(); !w.empty()) ctx.warn("%s", w.c_str());
     return 0;
 }
 
 registrar const reg{experiment{
     .name = "filaments",
-    .description = "filaments: fib with a fork per call and a dense parallel_for against serial code",
-    .details = "Times fib(--fib) as plain recursion and with weft::join at every call, and a dense loop\n"
-               "over --loop doubles as a plain loop and in weft::parallel_for, at each --workers count.\n"
-               "Figures: fib_serial_s, fib_fil_s, fib_ratio, fib_speedup, loop_serial_s, loop_fil_s,\n"
-               "loop_ratio (medians over --rounds; each also _spread/_min/_max), forks, forks_pruned, steals.",
+    .description = "seed 004's applications: serial, coarse-grain (a thread per core), filaments, OpenMP, oneTBB",
+    .details = "Runs each application of apps/ (--app NAME[,NAME...] or all) at its benchmark size (serial\n"
+               "1-3 s; --size for one application, --demo-sizes for the smaller demo ones), serial first,\n"
+               "then every other version at each --workers count; each output is checked against serial.\n"
+               "Figures per (app, version, workers): time_s (median over --rounds; also _spread/_min/_max),\n"
+               "vs_serial, vs_coarse, and for filaments: filaments_created, filaments_run, forks,\n"
+               "forks_pruned, steals, pools_coarsened, pools_general, sweeps.",
     .options =
         {
-            {.name = "rounds", .kind = opt_kind::integer, .metavar = "N", .default_value = "7",
-             .help = "timed rounds per figure (the median is reported)", .min = 1, .max = 1000},
-            {.name = "fib", .kind = opt_kind::integer, .metavar = "N", .default_value = "30",
-             .help = "fib argument", .min = 1, .max = 50},
-            {.name = "loop", .kind = opt_kind::integer, .metavar = "M", .default_value = "4000000",
-             .help = "elements of the dense loop", .min = 1, .max = 1e10},
+            {.name = "app", .kind = opt_kind::string, .metavar = "NAME", .default_value = "all",
+             .help = "applications, comma-separated, or all (an unknown name lists the valid ones)"},
+            {.name = "rounds", .kind = opt_kind::integer, .metavar = "N", .default_value = "3",
+             .help = "timed rounds per version (the median is reported)", .min = 1, .max = 1000},
+            {.name = "size", .kind = opt_kind::integer, .metavar = "N", .default_value = "0",
+             .help = "problem size of the one --app (0: its benchmark size)", .min = 0, .max = 1e12},
+            {.name = "demo-sizes", .kind = opt_kind::flag, .help = "use each application's demo size"},
             {.name = "workers", .kind = opt_kind::list, .metavar = "LIST", .default_value = "1,2",
              .help = "worker counts, comma-separated"},
         },
     .run = run,
+    .in_demo = true,
+    .demo_args = {"--rounds", "1", "--demo-sizes"},
+    .demo_order = 30,
 }};
 
 }  // namespace

@@ -1,0 +1,72 @@
+// Every application of apps/ (seed 004's suite): each version's output equals
+// the serial version's on the application's test size, at 1, 2 and 4 workers
+// (4 is oversubscribed on this 2-CPU machine). The peers (OpenMP, oneTBB) are
+// checked too when they were built.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "apps/app.hpp"
+#include "support/weft_test.hpp"
+#include "weft/weft.h"
+
+namespace {
+
+using weft::apps::version;
+
+struct app_case {
+    std::string name;
+    int workers;
+};
+
+std::vector<app_case> all_cases() {
+    std::vector<app_case> v;
+    for (const weft::apps::app& a : weft::apps::all_apps())
+        for (int w : {1, 2, 4}) v.push_back({a.name, w});
+    return v;
+}
+
+class AppVersions : public ::testing::TestWithParam<app_case> {};
+
+TEST_P(AppVersions, every_version_equals_serial) {
+    const weft::apps::app* a = weft::apps::find_app(GetParam().name);
+    ASSERT_NE(a, nullptr);
+    const int w = GetParam().workers;
+    wt::watchdog dog(wt::default_test_limit(), std::string("apps ") + a->name);
+    auto reference = a->make(a->test_size);
+    reference->reset();
+    reference->run(version::serial, 1);
+
+    weft_config_t cfg = wt::config(w);
+    ASSERT_EQ(weft_init(&cfg), 0);
+    auto inst = a->make(a->test_size);
+    for (version v : weft::apps::versions_of(*a)) {
+        for (int round = 0; round < 2; ++round) {  // a second run starts from reset inputs too
+            inst->reset();
+            inst->run(v, w);
+            EXPECT_EQ(inst->compare(*reference), "")
+                << a->name << " " << weft::apps::version_name(v) << " on " << w << " workers, run " << round;
+        }
+    }
+    ASSERT_EQ(weft_finalize(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(apps, AppVersions, ::testing::ValuesIn(all_cases()),
+                         [](const ::testing::TestParamInfo<app_case>& i) {
+                             return i.param.name + "_w" + std::to_string(i.param.workers);
+                         });
+
+TEST(AppRegistry, names_are_unique_and_sizes_sane) {
+    const auto& apps = weft::apps::all_apps();
+    ASSERT_FALSE(apps.empty());
+    for (std::size_t i = 0; i < apps.size(); ++i) {
+        EXPECT_GT(apps[i].test_size, 0) << apps[i].name;
+        EXPECT_GE(apps[i].demo_size, apps[i].test_size) << apps[i].name;
+        EXPECT_GE(apps[i].bench_size, apps[i].demo_size) << apps[i].name;
+        if (i) EXPECT_LT(std::string(apps[i - 1].name), std::string(apps[i].name));
+    }
+    EXPECT_EQ(weft::apps::find_app("no-such-app"), nullptr);
+}
+
+}  // namespace
