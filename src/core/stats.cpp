@@ -81,6 +81,17 @@ void print_stats(std::FILE* out) {
     if (g_measure)
         std::fprintf(out, "  work T1 / span Tinf    %.3f ms / %.3f ms (parallelism %.2f)\n", s.work_ns / 1e6,
                      s.span_ns / 1e6, s.span_ns != 0 ? static_cast<double>(s.work_ns) / static_cast<double>(s.span_ns) : 0.0);
+    // Filaments (src/fil/), through their public call: the core knows nothing
+    // else of them.
+    if (weft_fil_stats_t f{}; weft_fil_stats_get(&f) == 0 && f.regions != 0) {
+        std::fprintf(out,
+                     "  filament regions       %" PRIu64 " (sweeps %" PRIu64 ")\n"
+                     "  filaments created / run %" PRIu64 " / %" PRIu64 "\n"
+                     "  forks / pruned / stolen %" PRIu64 " / %" PRIu64 " / %" PRIu64 "\n"
+                     "  pool sweeps coarsened  %" PRIu64 " (1-D %" PRIu64 ", 2-D %" PRIu64 "; general %" PRIu64 ")\n",
+                     f.regions, f.sweeps, f.filaments_created, f.filaments_run, f.forks, f.forks_pruned, f.steals,
+                     f.pools_dense_1d + f.pools_dense_2d, f.pools_dense_1d, f.pools_dense_2d, f.pools_general);
+    }
     std::int64_t now = monotonic_ns();
     for (auto& w : rt->workers) {
         std::fprintf(out, "  worker %-3d busy %10.3f ms  idle %10.3f ms  switches %" PRIu64 "  parks %" PRIu64 "\n",

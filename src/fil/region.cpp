@@ -302,10 +302,21 @@ int run_region(region* r, void* exc) {
     if (r->kind == region_kind::iterative) iter_wait_quiescent(r);
     // The servers that took part have flushed their counts (they are asleep or
     // leaving; awake ones leave within a look at `finished`).
+    // A server that slept in the region must run on its own worker to settle.
+    // That worker may be running another region's caller, itself waiting here
+    // for a server on *our* worker: a weft thread therefore waits with a weft
+    // yield, which lets its worker run the server (a kernel-level
+    // sched_yield would keep both workers in their callers for ever). An
+    // external caller holds no worker: it yields its kernel thread.
     for (int i = 0; i < r->nparts; ++i) {
         part* q = &r->parts[i];
         if (i == mine || !q->joined.load(memory_order_acquire)) continue;
-        while (q->settled.load(memory_order_acquire) == 0) sched_yield();
+        while (q->settled.load(memory_order_acquire) == 0) {
+            if (mine >= 0)
+                (void)weft_thread_yield();
+            else
+                sched_yield();
+        }
     }
 
     int result = 0;

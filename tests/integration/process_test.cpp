@@ -279,6 +279,7 @@ TEST(StatsAtExit, printed_once_at_process_exit_without_finalize) {
     for (const char* field : {"threads live now", "context switches", "stack bytes mapped", "parks / wake-ups",
                               "timers fired", "worker 0", "worker 1"})
         EXPECT_TRUE(wt::contains(r.err, field)) << field;
+    EXPECT_FALSE(wt::contains(r.err, "filament")) << "no region ran: no filament block\n" << describe(r);
 }
 
 TEST(StatsAtExit, printed_once_when_finalized) {
@@ -295,6 +296,15 @@ TEST(StatsAtExit, config_field_prints_too) {
     ASSERT_FALSE(r.timed_out) << describe(r);
     EXPECT_TRUE(r.exited && r.exit_code == 0) << describe(r);
     EXPECT_EQ(count_of(r.err, "weft statistics"), 1) << describe(r);
+    // The two regions (fork/join fib(10), a loop) and their filaments.
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.err, m, std::regex("filament regions +([0-9]+)"))) << describe(r);
+    EXPECT_EQ(m[1].str(), "2");
+    ASSERT_TRUE(std::regex_search(r.err, m, std::regex("forks / pruned / stolen +([0-9]+) / ([0-9]+) / ([0-9]+)")))
+        << describe(r);
+    // fib(10) joins 88 times (one per internal node of its call tree).
+    EXPECT_EQ(std::stoull(m[1].str()) + std::stoull(m[2].str()), 88u) << describe(r);
+    EXPECT_TRUE(wt::contains(r.err, "pool sweeps coarsened")) << describe(r);
 }
 
 TEST(StatsAtExit, not_printed_by_default) {
