@@ -150,16 +150,18 @@ std::uint32_t random_below(ws_worker& me, std::uint32_t range) {
 // The callbacks run on worker w only: its deques have exactly one owner.
 void assert_owner([[maybe_unused]] int w) { assert(current_worker() != nullptr && current_worker()->index == w); }
 
-// Steps 1-3 of pick_next: the worker's own deques.
-ult* take_local(ws_worker& me) {
+// Steps 1-3 of pick_next: the worker's own deques. `solo`: one worker, so no
+// thief ever touches them (the unshared variants skip the fences and CASes).
+ult* take_local(ws_worker& me, bool solo) {
+    auto take_yielded = [&] { return solo ? me.yielded.take_top_unshared() : me.yielded.steal_until_empty(); };
     if (--me.fair_countdown == 0) {
         me.fair_countdown = fair_interval;
         if (me.yielded.size_hint() > 0)
-            if (ult* t = me.yielded.steal_until_empty()) return t;
+            if (ult* t = take_yielded()) return t;
     }
-    if (ult* t = me.work.pop()) return t;
+    if (ult* t = solo ? me.work.pop_unshared() : me.work.pop()) return t;
     // size_hint() == 0 is exact for the owner: skip the steal's fence.
-    if (me.yielded.size_hint() > 0) return me.yielded.steal_until_empty();
+    if (me.yielded.size_hint() > 0) return take_yielded();
     return nullptr;
 }
 
@@ -223,7 +225,7 @@ void ws_ready(void* self, int w, ult* t, ready_reason why) {
 ult* ws_pick_next(void* self, int w) {
     assert_owner(w);
     ws_state& s = st(self);
-    if (ult* t = take_local(s.w[w])) return t;
+    if (ult* t = take_local(s.w[w], s.n < 2)) return t;
     return steal_round(s, w, /*with_yielded=*/true);
 }
 
@@ -236,7 +238,7 @@ ult* ws_yield_swap(void* self, int w, ult* t) {
     assert_owner(w);
     ws_state& s = st(self);
     ws_worker& me = s.w[w];
-    ult* next = take_local(me);
+    ult* next = take_local(me, s.n < 2);
     if (next == nullptr) next = steal_round(s, w, /*with_yielded=*/false);
     if (next == nullptr) return t;  // nothing else to run: t goes on, unqueued
     me.yielded.push(t);
