@@ -499,7 +499,13 @@ public:
         const weft_fil_self_t_* s = weft_fil_self_;
         int k = s != nullptr ? s->index : weft_worker_id();
         if (k < 0) k = 0;
-        return slots_[static_cast<std::size_t>(k) % slots_.size()].value;
+        // A compare, not a division on every call (this runs once per
+        // filament in reduction bodies); the modulo only when the runtime was
+        // restarted with more workers than the reduction was made for.
+        std::size_t i = static_cast<std::size_t>(k);
+        if (i >= slots_.size()) [[unlikely]]
+            i %= slots_.size();
+        return slots_[i].value;
     }
     // Every copy combined (copy 0 op copy 1 op ...). The copies are unchanged.
     T reduce() const {

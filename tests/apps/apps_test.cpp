@@ -64,7 +64,9 @@ TEST(AppRegistry, names_are_unique_and_sizes_sane) {
         EXPECT_GT(apps[i].test_size, 0) << apps[i].name;
         EXPECT_GE(apps[i].demo_size, apps[i].test_size) << apps[i].name;
         EXPECT_GE(apps[i].bench_size, apps[i].demo_size) << apps[i].name;
-        if (i) EXPECT_LT(std::string(apps[i - 1].name), std::string(apps[i].name));
+        if (i != 0) {
+            EXPECT_LT(std::string(apps[i - 1].name), std::string(apps[i].name));
+        }
     }
     EXPECT_EQ(weft::apps::find_app("no-such-app"), nullptr);
 }

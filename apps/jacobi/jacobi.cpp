@@ -1,0 +1,125 @@
+// jacobi: the coarse-grain and filaments versions and the registration
+// (apps/jacobi/jacobi.hpp).
+#include "apps/jacobi/jacobi.hpp"
+
+#include <barrier>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "apps/app.hpp"
+#include "apps/jacobi/jacobi_instance.hpp"
+#include "weft/filament.hpp"
+
+namespace weft::apps::jacobi {
+
+outcome coarse(double* a, double* b, int n, int workers) {
+    struct alignas(64) slot {
+        std::uint64_t m;
+    };
+    std::vector<slot> local(static_cast<std::size_t>(workers), slot{0});
+    double* old = a;
+    double* nw = b;
+    outcome o;
+    bool done = false;
+    // Runs on one thread once all have arrived, before any is released: the
+    // threads read old, nw and done only after the barrier.
+    auto check = [&]() noexcept {
+        std::uint64_t mb = 0;
+        for (const slot& s : local) mb = std::max(mb, s.m);
+        const double m = from_bits(mb);
+        std::swap(old, nw);
+        ++o.sweeps;
+        o.maxdiff = m;
+        done = finished(m, o.sweeps);
+    };
+    std::barrier sync(workers, check);
+    auto work = [&](int t) {
+        const int i0 = strip_begin(n, workers, t), i1 = strip_begin(n, workers, t + 1);
+        do {
+            local[static_cast<std::size_t>(t)].m = relax_rows(old, nw, n, i0, i1, 0);
+            sync.arrive_and_wait();
+        } while (!done);
+    };
+    std::vector<std::thread> threads;
+    for (int t = 1; t < workers; ++t) threads.emplace_back(work, t);
+    work(0);
+    for (auto& t : threads) t.join();
+    return o;
+}
+
+outcome filaments(double* a, double* b, int n) {
+    double* old = a;
+    double* nw = b;
+    outcome o;
+    weft::reduction<std::uint64_t, weft::maximum<>> maxdiff(bits(0.0));  // bit patterns (jacobi.hpp)
+    weft::pool_set set(
+        [&](int i, int j) {  // the paper's jacobi(i, j)
+            relax_max(old, nw, n, i, j, maxdiff.local());
+        },
+        [&] {  // the paper's convergenceCheck, on one worker after each sweep
+            const double m = from_bits(maxdiff.reduce());
+            maxdiff.reset();
+            std::swap(old, nw);
+            ++o.sweeps;
+            o.maxdiff = m;
+            return finished(m, o.sweeps) ? weft::next::done : weft::next::continue_;
+        });
+    // One pool per worker, a strip of rows each (the paper's whichPool): each
+    // worker keeps its strip in its cache, and the runtime sees a dense block.
+    const int parts = weft_num_workers() > 0 ? weft_num_workers() : 1;
+    std::vector<weft::pool> pools =
+        set.add_pools(static_cast<std::size_t>(n - 2) * static_cast<std::size_t>(n - 2) / static_cast<std::size_t>(parts) +
+                      static_cast<std::size_t>(n));
+    for (int k = 0; k < static_cast<int>(pools.size()); ++k)
+        for (int i = strip_begin(n, parts, k); i < strip_begin(n, parts, k + 1); ++i)
+            for (int j = 1; j < n - 1; ++j) pools[static_cast<std::size_t>(k)].add(i, j);
+    weft::run(set);
+    return o;
+}
+
+void problem::run(version v, int workers) {
+    switch (v) {
+        case version::serial: result = serial(a.data(), b.data(), n); break;
+        case version::coarse: result = coarse(a.data(), b.data(), n, workers); break;
+        case version::filaments: result = filaments(a.data(), b.data(), n); break;
+        default: run_peer("jacobi", v, *this, workers); break;
+    }
+}
+
+std::string problem::compare(const instance& reference) const {
+    const auto& ref = static_cast<const problem&>(reference);
+    if (result.sweeps != ref.result.sweeps || result.maxdiff != ref.result.maxdiff)
+        return std::to_string(result.sweeps) + " sweeps, last max change " + std::to_string(result.maxdiff) +
+               "; serial: " + std::to_string(ref.result.sweeps) + " sweeps, " + std::to_string(ref.result.maxdiff);
+    const std::vector<double>& x = newest();
+    const std::vector<double>& y = ref.newest();
+    std::size_t differ = 0, first = 0;
+    double worst = 0.0;
+    for (std::size_t k = 0; k < x.size(); ++k)
+        if (x[k] != y[k]) {
+            if (differ++ == 0) first = k;
+            worst = std::max(worst, std::fabs(x[k] - y[k]));
+        }
+    if (differ == 0) return {};
+    return std::to_string(differ) + " points differ from serial (exact comparison), first at (" +
+           std::to_string(first / static_cast<std::size_t>(n)) + ", " + std::to_string(first % static_cast<std::size_t>(n)) +
+           "), max |x - y| = " + std::to_string(worst);
+}
+
+namespace {
+registrar const reg{app{
+    .name = "jacobi",
+    .description = "Jacobi iteration on an n x n grid, a filament per point, max-reduction per sweep",
+    .bench_size = 420,
+    .demo_size = 220,
+    .test_size = 24,
+    .size_meaning = "grid side n (at most 10000 sweeps, epsilon 1e-6)",
+    .make = [](long size) -> std::unique_ptr<instance> { return std::make_unique<problem>(static_cast<int>(size)); },
+}};
+}  // namespace
+
+}  // namespace weft::apps::jacobi

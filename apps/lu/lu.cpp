@@ -1,0 +1,167 @@
+// LU decomposition: the three versions and the registration (apps/lu/lu.hpp).
+#include "apps/lu/lu.hpp"
+
+#include <algorithm>
+#include <barrier>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "apps/app.hpp"
+#include "weft/filament.hpp"
+
+namespace weft::apps::lu {
+
+matrix::matrix(int n_) : n(n_), a(static_cast<std::size_t>(n_) * n_), perm(static_cast<std::size_t>(n_), -1) {}
+
+void serial(matrix& m) {
+    const int n = m.n;
+    double* a = m.a.data();
+    for (int k = 0; k + 1 < n; ++k) {
+        pivot_candidate best;
+        for (int i = k; i < n; ++i) best = better_pivot{}(best, pivot_candidate_of(a, n, i, k));
+        apply_pivot(m, k, best.row);
+        for (int i = k + 1; i < n; ++i) eliminate_row(a, n, i, k);
+    }
+}
+
+void coarse(matrix& m, int workers) {
+    const int n = m.n;
+    if (n < 2) return;
+    double* a = m.a.data();
+    struct alignas(64) slot {
+        pivot_candidate c;
+    };
+    std::vector<slot> candidates(static_cast<std::size_t>(workers));
+    int k = 0;
+    bool after_pivot = true;  // which phase the next barrier completes
+    // The completion step runs on one thread while the others wait (the
+    // filaments version's after functions).
+    auto complete = [&]() noexcept {
+        if (after_pivot) {
+            pivot_candidate best;
+            for (const slot& s : candidates) best = better_pivot{}(best, s.c);
+            apply_pivot(m, k, best.row);
+        } else {
+            ++k;
+        }
+        after_pivot = !after_pivot;
+    };
+    std::barrier sync(workers, complete);
+    auto work = [&](int t) {
+        // Rows t, t + P, ...: the first one > k is found from k each step.
+        auto first_row = [&](int from) { return from + ((t - from) % workers + workers) % workers; };
+        while (k + 1 < n) {
+            pivot_candidate best;
+            for (int i = first_row(k); i < n; i += workers) best = better_pivot{}(best, pivot_candidate_of(a, n, i, k));
+            candidates[static_cast<std::size_t>(t)].c = best;
+            sync.arrive_and_wait();
+            for (int i = first_row(k + 1); i < n; i += workers) eliminate_row(a, n, i, k);
+            sync.arrive_and_wait();
+        }
+    };
+    std::vector<std::thread> threads;
+    for (int t = 1; t < workers; ++t) threads.emplace_back(work, t);
+    work(0);
+    for (auto& t : threads) t.join();
+}
+
+void filaments(matrix& m) {
+    const int n = m.n;
+    if (n < 2) return;
+    double* a = m.a.data();
+    int k = 0;  // the step; written only by after functions (every worker waits then)
+    weft::reduction<pivot_candidate, better_pivot> best;
+    weft::pool_set pivot(
+        [&, a, n](int i, int) {
+            if (i < k) return;
+            pivot_candidate& b = best.local();
+            b = better_pivot{}(b, pivot_candidate_of(a, n, i, k));
+        },
+        [&] {
+            apply_pivot(m, k, best.reduce().row);
+            best.reset();
+            return weft::next::continue_;
+        });
+    weft::pool_set elimination(
+        [&k, a, n](int i, int) {
+            if (i <= k) return;
+            eliminate_row(a, n, i, k);
+        },
+        [&k, n] {
+            ++k;
+            return k + 1 < n ? weft::next::continue_ : weft::next::done;
+        });
+    // One pool per worker in each set, the same cyclic rows in both: row i on
+    // worker i mod P (§4.4).
+    const int workers = weft_num_workers() > 0 ? weft_num_workers() : 1;
+    for (int w = 0; w < workers; ++w) {
+        const std::size_t rows = static_cast<std::size_t>((n - w + workers - 1) / workers);
+        weft::pool pp = pivot.add_pool(w, rows), pe = elimination.add_pool(w, rows);
+        for (int i = w; i < n; i += workers) {
+            pp.add(i);
+            pe.add(i);
+        }
+    }
+    weft::run(pivot, elimination);
+}
+
+namespace {
+
+struct problem final : instance {
+    explicit problem(int n) : m(n), input(static_cast<std::size_t>(n) * n) {
+        // Deterministic values in [-1, 1) (a 64-bit LCG), the same for every
+        // instance of a size.
+        std::uint64_t s = 0x2545F4914F6CDD1Dull;
+        for (double& x : input) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            x = static_cast<double>(s >> 11) * 0x1.0p-52 - 1.0;
+        }
+    }
+    void reset() override {
+        m.a = input;
+        std::fill(m.perm.begin(), m.perm.end(), -1);
+    }
+    void run(version v, int workers) override {
+        switch (v) {
+            case version::serial: serial(m); break;
+            case version::coarse: coarse(m, workers); break;
+            case version::filaments: filaments(m); break;
+            default: run_peer("lu", v, *this, workers); break;
+        }
+    }
+    std::string compare(const instance& reference) const override {
+        const auto& ref = static_cast<const problem&>(reference).m;
+        if (ref.n != m.n) return "sizes differ: " + std::to_string(m.n) + " vs " + std::to_string(ref.n);
+        for (std::size_t k = 0; k < m.perm.size(); ++k)
+            if (m.perm[k] != ref.perm[k])
+                return "pivot of step " + std::to_string(k) + " is row " + std::to_string(m.perm[k]) +
+                       ", serial chose row " + std::to_string(ref.perm[k]);
+        // The same arithmetic on every element: any difference is an error.
+        std::size_t bad = 0, first = 0;
+        for (std::size_t k = 0; k < m.a.size(); ++k)
+            if (!(m.a[k] == ref.a[k]) && bad++ == 0) first = k;
+        if (bad == 0) return {};
+        const std::size_t n = static_cast<std::size_t>(m.n);
+        return std::to_string(bad) + " of " + std::to_string(m.a.size()) + " elements of LU differ; first (" +
+               std::to_string(first / n) + ", " + std::to_string(first % n) + ") = " + std::to_string(m.a[first]) +
+               ", serial gives " + std::to_string(ref.a[first]);
+    }
+    matrix m;
+    std::vector<double> input;
+};
+
+registrar const reg{app{
+    .name = "lu",
+    .description = "LU with partial pivoting, two pool sets per step (pivot, elimination), a filament per row",
+    .bench_size = 2400,
+    .demo_size = 1700,
+    .test_size = 40,
+    .size_meaning = "n of the n x n matrix",
+    .make = [](long size) -> std::unique_ptr<instance> { return std::make_unique<problem>(static_cast<int>(size)); },
+}};
+
+}  // namespace
+}  // namespace weft::apps::lu

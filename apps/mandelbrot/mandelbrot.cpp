@@ -1,0 +1,75 @@
+// mandelbrot: the coarse-grain and filaments versions, the instance and the
+// registration (apps/mandelbrot/mandelbrot.hpp).
+#include "apps/mandelbrot/mandelbrot.hpp"
+
+#include <algorithm>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "apps/app.hpp"
+#include "weft/filament.hpp"
+
+namespace weft::apps::mandelbrot {
+
+void coarse(std::int32_t* img, int n, int workers) {
+    auto work = [=](int t) {
+        for (int i = t; i < n; i += workers)
+            for (int j = 0; j < n; ++j) point(img, n, i, j);
+    };
+    std::vector<std::thread> threads;
+    for (int t = 1; t < workers; ++t) threads.emplace_back(work, t);
+    work(0);
+    for (auto& t : threads) t.join();
+}
+
+void filaments(std::int32_t* img, int n) {
+    weft::pool_set set([=](int i, int j) { point(img, n, i, j); });
+    std::vector<weft::pool> pools = set.add_pools();
+    const int p = static_cast<int>(pools.size());
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) pools[static_cast<std::size_t>(i % p)].add(i, j);
+    weft::run(set);
+}
+
+namespace {
+
+struct problem final : instance {
+    explicit problem(int n_) : n(n_), img(static_cast<std::size_t>(n_) * n_) {}
+    void reset() override { std::fill(img.begin(), img.end(), -1); }
+    void run(version v, int workers) override {
+        switch (v) {
+            case version::serial: serial(img.data(), n); break;
+            case version::coarse: coarse(img.data(), n, workers); break;
+            case version::filaments: filaments(img.data(), n); break;
+            default: run_peer("mandelbrot", v, *this, workers); break;
+        }
+    }
+    std::string compare(const instance& reference) const override {
+        const auto& ref = static_cast<const problem&>(reference);
+        std::size_t differ = 0, first = 0;
+        for (std::size_t k = 0; k < img.size(); ++k)
+            if (img[k] != ref.img[k] && differ++ == 0) first = k;
+        if (differ == 0) return {};
+        const std::size_t i = first / static_cast<std::size_t>(n), j = first % static_cast<std::size_t>(n);
+        return std::to_string(differ) + " pixels differ from serial, first (" + std::to_string(i) + ", " +
+               std::to_string(j) + "): " + std::to_string(img[first]) + " iterations, serial " +
+               std::to_string(ref.img[first]);
+    }
+
+    int n;
+    std::vector<std::int32_t> img;
+};
+
+registrar const reg{app{
+    .name = "mandelbrot",
+    .description = "Mandelbrot set on an n x n image, a filament per point, rows cyclic over the workers",
+    .bench_size = 1800,
+    .demo_size = 800,
+    .test_size = 48,
+    .size_meaning = "image side n (n x n points, at most 1000 iterations each)",
+    .make = [](long size) -> std::unique_ptr<instance> { return std::make_unique<problem>(static_cast<int>(size)); },
+}};
+
+}  // namespace
+}  // namespace weft::apps::mandelbrot

@@ -1,0 +1,21 @@
+// quadrature as an apps::instance (shared by quadrature.cpp and the peer files).
+#pragma once
+
+#include <string>
+
+#include "apps/app.hpp"
+#include "apps/quadrature/quadrature.hpp"
+
+namespace weft::apps::quadrature {
+
+struct problem final : instance {
+    explicit problem(long size) : tol(tolerance(size)) {}
+    void reset() override { result = 0.0; }
+    void run(version v, int workers) override;
+    std::string compare(const instance& reference) const override;
+
+    double tol;
+    double result = 0.0;
+};
+
+}  // namespace weft::apps::quadrature
