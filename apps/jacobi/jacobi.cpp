@@ -67,7 +67,8 @@ outcome filaments(double* a, double* b, int n) {
             ++o.sweeps;
             o.maxdiff = m;
             return finished(m, o.sweeps) ? weft::next::done : weft::next::continue_;
-        });
+        },
+        weft::order::forward);
     // One pool per worker, a strip of rows each (the paper's whichPool): each
     // worker keeps its strip in its cache, and the runtime sees a dense block.
     const int parts = weft_num_workers() > 0 ? weft_num_workers() : 1;
@@ -95,8 +96,8 @@ std::string problem::compare(const instance& reference) const {
     if (result.sweeps != ref.result.sweeps || result.maxdiff != ref.result.maxdiff)
         return std::to_string(result.sweeps) + " sweeps, last max change " + std::to_string(result.maxdiff) +
                "; serial: " + std::to_string(ref.result.sweeps) + " sweeps, " + std::to_string(ref.result.maxdiff);
-    const std::vector<double>& x = newest();
-    const std::vector<double>& y = ref.newest();
+    const std::span<double> x = newest();
+    const std::span<double> y = ref.newest();
     std::size_t differ = 0, first = 0;
     double worst = 0.0;
     for (std::size_t k = 0; k < x.size(); ++k)
