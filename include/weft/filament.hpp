@@ -96,9 +96,6 @@ struct weft_fil_self_t_ {
     const std::atomic<int>* hungry;
     int index;   // this participant's worker
     int nparts;  // participants (workers) of the region
-    // Forks turned into calls by the inline test. Written only by this
-    // participant; the library reads it when the participant leaves.
-    unsigned long long pruned;
     // Jobs on this participant's list (written under the list's lock), and how
     // many it keeps there for others to take even when nobody is hungry (0 on
     // one worker: nobody could take them).
@@ -109,6 +106,12 @@ struct weft_fil_self_t_ {
     // the biggest pieces this worker has. Hungry participants lower it as they
     // wait (src/fil/region.hpp, wait_until).
     std::atomic<std::uintptr_t> fork_limit;
+    // Forks turned into calls by the inline test. Written only by this
+    // participant, at every pruned join; the library reads it when the
+    // participant leaves. On a cache line of its own: idle participants read
+    // `queued` and write `fork_limit` above while they look for work, and a
+    // counter written at every join must not share their line.
+    alignas(64) unsigned long long pruned;
 };
 
 // The stack pointer (the depth of the caller on its worker's stack).
