@@ -104,7 +104,7 @@ int read_settings(const weft_config_t* cfg, settings* out) {
     // Scheduling policy.
     const char* sched = (cfg != nullptr && cfg->sched != nullptr) ? cfg->sched : std::getenv("WEFT_SCHED");
     const char* sched_what = (cfg != nullptr && cfg->sched != nullptr) ? "weft_config_t.sched" : "WEFT_SCHED";
-    if (sched == nullptr) sched = "fifo";
+    if (sched == nullptr) sched = "ws";  // why: docs/design/ws.md, "The default policy"
     if (find_policy(sched) == nullptr) {
         complain(sched_what, sched, "one of " + policy_names());
         return EINVAL;

@@ -270,7 +270,7 @@ TEST(StatsAtExit, printed_once_at_process_exit_without_finalize) {
     ASSERT_FALSE(r.timed_out) << describe(r);
     EXPECT_TRUE(r.exited && r.exit_code == 0) << describe(r);
     EXPECT_EQ(count_of(r.err, "weft statistics"), 1) << describe(r);
-    EXPECT_TRUE(wt::contains(r.err, "(fifo scheduler, 2 workers)")) << describe(r);
+    EXPECT_TRUE(wt::contains(r.err, "(ws scheduler, 2 workers)")) << describe(r);
     std::smatch m;
     ASSERT_TRUE(std::regex_search(r.err, m, std::regex("threads created +([0-9]+)"))) << describe(r);
     EXPECT_EQ(m[1].str(), "7");

@@ -177,7 +177,7 @@ TEST_F(Env, unset_variables_take_defaults) {
     wt::scoped_env a("WEFT_WORKERS", nullptr), b("WEFT_SCHED", nullptr), c("WEFT_STACK_SIZE", nullptr),
         d("WEFT_STATS", nullptr), e("WEFT_DEADLOCK", nullptr);
     ASSERT_EQ(weft_init(nullptr), 0);
-    EXPECT_STREQ(weft_sched_name(), "fifo");
+    EXPECT_STREQ(weft_sched_name(), "ws");
     EXPECT_GE(weft_num_workers(), 1);
 }
 

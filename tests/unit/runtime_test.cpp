@@ -43,7 +43,7 @@ TEST_F(Runtime, init_reports_config_and_finalize_clears_it) {
 TEST_F(Runtime, null_config_uses_defaults) {
     wt::scoped_env a("WEFT_WORKERS", nullptr), b("WEFT_SCHED", nullptr), c("WEFT_STACK_SIZE", nullptr);
     ASSERT_EQ(weft_init(nullptr), 0);
-    EXPECT_STREQ(weft_sched_name(), "fifo");
+    EXPECT_STREQ(weft_sched_name(), "ws");
     cpu_set_t set;
     ASSERT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
     EXPECT_GE(weft_num_workers(), 1);
