@@ -153,9 +153,9 @@ int start_runtime(const weft_config_t* cfg) {
         delete rt;
         return rc;
     }
+    arch::san_fiber_create(&idle0->san, idle0->stack.lo, idle0->stack.size);  // before: see create_ult
     arch::make_context(&idle0->ctx, idle0->stack.lo, idle0->stack.size, &idle_entry);
     idle0->suspended.store(1, memory_order_relaxed);  // a fresh context, not yet run
-    arch::san_fiber_create(&idle0->san, idle0->stack.lo, idle0->stack.size);
 
     g_rt = rt;
     set_current_worker(w0);

@@ -146,8 +146,12 @@ int create_ult(worker* w, const weft_attr_t* attr, void* (*fn)(void*), void* arg
     }
     if (extra_out != nullptr) *extra_out = reinterpret_cast<void*>(extra_addr);
     std::size_t usable = (extra_addr & ~std::uintptr_t(15)) - reinterpret_cast<std::uintptr_t>(s.lo);
-    arch::make_context(&u->ctx, s.lo, usable, &ult_entry);
+    // Sanitizer bookkeeping first: it unpoisons a recycled stack, which may
+    // still carry ASan redzones of frames its last thread never returned from
+    // (make_context writes the first frame into that memory; in the other
+    // order ASan reported a stack-buffer-underflow there, once, in CI).
     arch::san_fiber_create(&u->san, s.lo, usable);
+    arch::make_context(&u->ctx, s.lo, usable, &ult_entry);
 
     if (g_measure) profile_fork(w, u);
     if (w != nullptr) {
