@@ -37,7 +37,11 @@ const char* version_name(version v) noexcept;
 // The version named s; false when s names none.
 bool parse_version(std::string_view s, version& v) noexcept;
 
+struct app;
+
 // One problem of one size: its inputs, and the output of its last run.
+// Applications implement reset, compare and the three paper versions; run()
+// dispatches, to the registered peers too.
 class instance {
 public:
     virtual ~instance() = default;
@@ -46,12 +50,21 @@ public:
     // Runs version v (timed by the caller). `workers` is the number of kernel
     // threads the coarse-grain version and the peers use; the filaments version
     // uses the workers of the running weft runtime, which the caller started
-    // with the same count.
-    virtual void run(version v, int workers) = 0;
+    // with the same count. A peer that was not built: std::logic_error.
+    void run(version v, int workers);
     // Empty when this instance's output equals `reference`'s (an instance of
     // the same application and size whose last run was the serial version);
     // otherwise what differs, for an error message ("max |x - y| = 3e-4 at (1, 2)").
     virtual std::string compare(const instance& reference) const = 0;
+
+protected:
+    virtual void run_serial() = 0;
+    virtual void run_coarse(int workers) = 0;
+    virtual void run_filaments() = 0;
+
+private:
+    friend std::unique_ptr<instance> make_instance(const app& a, long size);
+    const char* app_name_ = nullptr;  // set by make_instance: finds the peers
 };
 
 using peer_fn = void (*)(instance&, int workers);
@@ -76,6 +89,10 @@ struct peer_registrar {
     peer_registrar(const char* app_name, version v, peer_fn run);
 };
 
+// An instance of application a at `size` (use this, not a.make: run() needs
+// to know its application to find the peers).
+std::unique_ptr<instance> make_instance(const app& a, long size);
+
 // Every registered application, sorted by name.
 const std::vector<app>& all_apps();
 // The application named `name`, or null.
@@ -85,9 +102,5 @@ peer_fn find_peer(std::string_view app_name, version v);
 
 // The versions of `a` available in this build, serial first.
 std::vector<version> versions_of(const app& a);
-
-// Runs the registered peer of `app_name` (for instance::run): throws
-// std::logic_error naming the application and version when it was not built.
-void run_peer(std::string_view app_name, version v, instance& self, int workers);
 
 }  // namespace weft::apps

@@ -73,12 +73,26 @@ std::vector<version> versions_of(const app& a) {
     return v;
 }
 
-void run_peer(std::string_view app_name, version v, instance& self, int workers) {
-    peer_fn f = find_peer(app_name, v);
+std::unique_ptr<instance> make_instance(const app& a, long size) {
+    std::unique_ptr<instance> p = a.make(size);
+    p->app_name_ = a.name;
+    return p;
+}
+
+void instance::run(version v, int workers) {
+    switch (v) {
+        case version::serial: run_serial(); return;
+        case version::coarse: run_coarse(workers); return;
+        case version::filaments: run_filaments(); return;
+        case version::omp:
+        case version::tbb: break;
+    }
+    const char* name = app_name_ != nullptr ? app_name_ : "?";
+    peer_fn f = find_peer(name, v);
     if (!f)
-        throw std::logic_error(std::string(app_name) + ": no " + version_name(v) +
+        throw std::logic_error(std::string(name) + ": no " + version_name(v) +
                                " version in this build (it needs OpenMP / oneTBB when configured)");
-    f(self, workers);
+    f(*this, workers);
 }
 
 }  // namespace weft::apps

@@ -90,10 +90,10 @@ int run(context& ctx) {
         // serial included, is timed on `inst`, so that all of them run on the
         // same memory (where two grids fall relative to each other, 4 KiB
         // aliasing among others, moves a stencil's time by tens of percent).
-        auto reference = a->make(size);
+        auto reference = apps::make_instance(*a, size);
         reference->reset();
         reference->run(version::serial, 1);
-        auto inst = a->make(size);
+        auto inst = apps::make_instance(*a, size);
         summary serial = time_version(*inst, version::serial, 1, rounds);
         {
             json_object rec = ctx.record();

@@ -64,14 +64,9 @@ void coarse(const plan& p, cplx* a, int workers) {
     for (auto& t : threads) t.join();
 }
 
-void problem::run(version v, int workers) {
-    switch (v) {
-        case version::serial: serial(p, data.data()); break;
-        case version::coarse: coarse(p, data.data(), workers); break;
-        case version::filaments: filaments(p, data.data()); break;
-        default: run_peer("fft2d", v, *this, workers); break;
-    }
-}
+void problem::run_serial() { serial(p, data.data()); }
+void problem::run_coarse(int workers) { coarse(p, data.data(), workers); }
+void problem::run_filaments() { filaments(p, data.data()); }
 
 std::string problem::compare(const instance& reference) const {
     const auto& ref = static_cast<const problem&>(reference);

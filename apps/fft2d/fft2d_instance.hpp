@@ -14,7 +14,9 @@ struct problem final : instance {
     explicit problem(std::size_t n_) : n(n_), p(n_), data(n_ * n_) {}
     // Regenerates the input (cheaper in memory than keeping a copy of it).
     void reset() override { fill(data.data(), n); }
-    void run(version v, int workers) override;
+    void run_serial() override;
+    void run_coarse(int workers) override;
+    void run_filaments() override;
     std::string compare(const instance& reference) const override;
 
     std::size_t n;

@@ -57,14 +57,9 @@ std::int64_t coarse(int n, int workers) {
     return sum.load();
 }
 
-void problem::run(version v, int workers) {
-    switch (v) {
-        case version::serial: result = serial(n); break;
-        case version::coarse: result = coarse(n, workers); break;
-        case version::filaments: result = filaments(n); break;
-        default: run_peer("fib", v, *this, workers); break;
-    }
-}
+void problem::run_serial() { result = serial(n); }
+void problem::run_coarse(int workers) { result = coarse(n, workers); }
+void problem::run_filaments() { result = filaments(n); }
 
 std::string problem::compare(const instance& reference) const {
     const auto& ref = static_cast<const problem&>(reference);

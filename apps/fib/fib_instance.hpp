@@ -11,7 +11,9 @@ namespace weft::apps::fib {
 struct problem final : instance {
     explicit problem(int n_) : n(n_) {}
     void reset() override { result = -1; }
-    void run(version v, int workers) override;
+    void run_serial() override;
+    void run_coarse(int workers) override;
+    void run_filaments() override;
     std::string compare(const instance& reference) const override;
 
     int n;

@@ -82,14 +82,9 @@ outcome filaments(double* a, double* b, int n) {
     return o;
 }
 
-void problem::run(version v, int workers) {
-    switch (v) {
-        case version::serial: result = serial(a.data(), b.data(), n); break;
-        case version::coarse: result = coarse(a.data(), b.data(), n, workers); break;
-        case version::filaments: result = filaments(a.data(), b.data(), n); break;
-        default: run_peer("jacobi", v, *this, workers); break;
-    }
-}
+void problem::run_serial() { result = serial(a.data(), b.data(), n); }
+void problem::run_coarse(int workers) { result = coarse(a.data(), b.data(), n, workers); }
+void problem::run_filaments() { result = filaments(a.data(), b.data(), n); }
 
 std::string problem::compare(const instance& reference) const {
     const auto& ref = static_cast<const problem&>(reference);

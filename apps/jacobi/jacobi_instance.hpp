@@ -33,7 +33,9 @@ struct problem final : instance {
         }
         result = outcome{};
     }
-    void run(version v, int workers) override;
+    void run_serial() override;
+    void run_coarse(int workers) override;
+    void run_filaments() override;
     std::string compare(const instance& reference) const override;
     // The grid with the newest values.
     std::span<double> newest() const { return result.sweeps % 2 == 1 ? b : a; }

@@ -124,14 +124,9 @@ struct problem final : instance {
         m.a = input;
         std::fill(m.perm.begin(), m.perm.end(), -1);
     }
-    void run(version v, int workers) override {
-        switch (v) {
-            case version::serial: serial(m); break;
-            case version::coarse: coarse(m, workers); break;
-            case version::filaments: filaments(m); break;
-            default: run_peer("lu", v, *this, workers); break;
-        }
-    }
+    void run_serial() override { serial(m); }
+    void run_coarse(int workers) override { coarse(m, workers); }
+    void run_filaments() override { filaments(m); }
     std::string compare(const instance& reference) const override {
         const auto& ref = static_cast<const problem&>(reference).m;
         if (ref.n != m.n) return "sizes differ: " + std::to_string(m.n) + " vs " + std::to_string(ref.n);

@@ -37,14 +37,9 @@ namespace {
 struct problem final : instance {
     explicit problem(int n_) : n(n_), img(static_cast<std::size_t>(n_) * n_) {}
     void reset() override { std::fill(img.begin(), img.end(), -1); }
-    void run(version v, int workers) override {
-        switch (v) {
-            case version::serial: serial(img.data(), n); break;
-            case version::coarse: coarse(img.data(), n, workers); break;
-            case version::filaments: filaments(img.data(), n); break;
-            default: run_peer("mandelbrot", v, *this, workers); break;
-        }
-    }
+    void run_serial() override { serial(img.data(), n); }
+    void run_coarse(int workers) override { coarse(img.data(), n, workers); }
+    void run_filaments() override { filaments(img.data(), n); }
     std::string compare(const instance& reference) const override {
         const auto& ref = static_cast<const problem&>(reference);
         std::size_t differ = 0, first = 0;

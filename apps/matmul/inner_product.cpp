@@ -68,14 +68,9 @@ namespace {
 struct problem final : instance {
     explicit problem(int n) : m(n) {}
     void reset() override { std::fill(m.c.begin(), m.c.end(), std::numeric_limits<double>::quiet_NaN()); }
-    void run(version v, int workers) override {
-        switch (v) {
-            case version::serial: serial(m); break;
-            case version::coarse: coarse(m, workers); break;
-            case version::filaments: filaments(m); break;
-            default: run_peer("matmul", v, *this, workers); break;
-        }
-    }
+    void run_serial() override { serial(m); }
+    void run_coarse(int workers) override { coarse(m, workers); }
+    void run_filaments() override { filaments(m); }
     std::string compare(const instance& reference) const override {
         const auto& ref = static_cast<const problem&>(reference).m;
         if (ref.n != m.n) return "sizes differ: " + std::to_string(m.n) + " vs " + std::to_string(ref.n);

@@ -123,14 +123,9 @@ void coarse(hierarchy& h, int workers) {
     for (auto& t : threads) t.join();
 }
 
-void problem::run(version v, int workers) {
-    switch (v) {
-        case version::serial: serial(h); break;
-        case version::coarse: coarse(h, workers); break;
-        case version::filaments: filaments(h); break;
-        default: run_peer("multigrid", v, *this, workers); break;
-    }
-}
+void problem::run_serial() { serial(h); }
+void problem::run_coarse(int workers) { coarse(h, workers); }
+void problem::run_filaments() { filaments(h); }
 
 std::string problem::compare(const instance& reference) const {
     const auto& ref = static_cast<const problem&>(reference);

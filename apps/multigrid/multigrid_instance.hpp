@@ -12,7 +12,9 @@ namespace weft::apps::multigrid {
 struct problem final : instance {
     explicit problem(std::size_t n_) : n(n_), h(make_hierarchy(n_)) {}
     void reset() override { multigrid::reset(h); }
-    void run(version v, int workers) override;
+    void run_serial() override;
+    void run_coarse(int workers) override;
+    void run_filaments() override;
     std::string compare(const instance& reference) const override;
 
     std::size_t n;

@@ -123,14 +123,9 @@ double coarse(double tol, int workers) {
     return total;
 }
 
-void problem::run(version v, int workers) {
-    switch (v) {
-        case version::serial: result = serial(tol); break;
-        case version::coarse: result = coarse(tol, workers); break;
-        case version::filaments: result = filaments(tol); break;
-        default: run_peer("quadrature", v, *this, workers); break;
-    }
-}
+void problem::run_serial() { result = serial(tol); }
+void problem::run_coarse(int workers) { result = coarse(tol, workers); }
+void problem::run_filaments() { result = filaments(tol); }
 
 std::string problem::compare(const instance& reference) const {
     const auto& ref = static_cast<const problem&>(reference);

@@ -11,7 +11,9 @@ namespace weft::apps::quadrature {
 struct problem final : instance {
     explicit problem(long size) : tol(tolerance(size)) {}
     void reset() override { result = 0.0; }
-    void run(version v, int workers) override;
+    void run_serial() override;
+    void run_coarse(int workers) override;
+    void run_filaments() override;
     std::string compare(const instance& reference) const override;
 
     double tol;

@@ -109,14 +109,9 @@ void coarse(key* a, std::size_t n, int workers) {
     for (auto& t : threads) t.join();
 }
 
-void problem::run(version v, int workers) {
-    switch (v) {
-        case version::serial: serial(keys.data(), n); break;
-        case version::coarse: coarse(keys.data(), n, workers); break;
-        case version::filaments: filaments(keys.data(), n); break;
-        default: run_peer("quicksort", v, *this, workers); break;
-    }
-}
+void problem::run_serial() { serial(keys.data(), n); }
+void problem::run_coarse(int workers) { coarse(keys.data(), n, workers); }
+void problem::run_filaments() { filaments(keys.data(), n); }
 
 std::string problem::compare(const instance& reference) const {
     const auto& ref = static_cast<const problem&>(reference);

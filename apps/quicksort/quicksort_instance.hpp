@@ -14,7 +14,9 @@ struct problem final : instance {
     explicit problem(std::size_t n_) : n(n_), keys(n_) {}
     // Regenerates the keys (cheaper in memory than keeping a copy of them).
     void reset() override { fill(keys.data(), n); }
-    void run(version v, int workers) override;
+    void run_serial() override;
+    void run_coarse(int workers) override;
+    void run_filaments() override;
     std::string compare(const instance& reference) const override;
 
     std::size_t n;

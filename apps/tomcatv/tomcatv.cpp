@@ -138,14 +138,9 @@ struct problem final : instance {
         for (auto* v : {&m.rx, &m.ry, &m.aa, &m.dd, &m.d}) std::fill(v->begin(), v->end(), 0.0);
         std::fill(m.residual.begin(), m.residual.end(), -1.0);
     }
-    void run(version v, int workers) override {
-        switch (v) {
-            case version::serial: serial(m); break;
-            case version::coarse: coarse(m, workers); break;
-            case version::filaments: filaments(m); break;
-            default: run_peer("tomcatv", v, *this, workers); break;
-        }
-    }
+    void run_serial() override { serial(m); }
+    void run_coarse(int workers) override { coarse(m, workers); }
+    void run_filaments() override { filaments(m); }
     std::string compare(const instance& reference) const override {
         const auto& ref = static_cast<const problem&>(reference).m;
         if (ref.n != m.n) return "sizes differ: " + std::to_string(m.n) + " vs " + std::to_string(ref.n);

@@ -4,6 +4,7 @@
 // checked too when they were built.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -34,13 +35,13 @@ TEST_P(AppVersions, every_version_equals_serial) {
     ASSERT_NE(a, nullptr);
     const int w = GetParam().workers;
     wt::watchdog dog(wt::default_test_limit(), std::string("apps ") + a->name);
-    auto reference = a->make(a->test_size);
+    auto reference = weft::apps::make_instance(*a, a->test_size);
     reference->reset();
     reference->run(version::serial, 1);
 
     weft_config_t cfg = wt::config(w);
     ASSERT_EQ(weft_init(&cfg), 0);
-    auto inst = a->make(a->test_size);
+    auto inst = weft::apps::make_instance(*a, a->test_size);
     for (version v : weft::apps::versions_of(*a)) {
         for (int round = 0; round < 2; ++round) {  // a second run starts from reset inputs too
             inst->reset();
@@ -69,6 +70,26 @@ TEST(AppRegistry, names_are_unique_and_sizes_sane) {
         }
     }
     EXPECT_EQ(weft::apps::find_app("no-such-app"), nullptr);
+}
+
+}  // namespace
+
+namespace {
+
+// A peer version this build does not have is an error naming the application
+// and the version, not a silent no-op.
+TEST(AppRegistry, missing_peer_is_a_clear_error) {
+    const weft::apps::app* a = weft::apps::find_app("mandelbrot");  // no peers
+    ASSERT_NE(a, nullptr);
+    auto inst = weft::apps::make_instance(*a, a->test_size);
+    inst->reset();
+    try {
+        inst->run(version::omp, 1);
+        FAIL() << "expected std::logic_error";
+    } catch (const std::logic_error& e) {
+        EXPECT_TRUE(wt::contains(e.what(), "mandelbrot")) << e.what();
+        EXPECT_TRUE(wt::contains(e.what(), "omp")) << e.what();
+    }
 }
 
 }  // namespace
