@@ -7,10 +7,10 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "apps/app.hpp"
+#include "apps/coarse.hpp"
 #include "apps/fft2d/fft2d_instance.hpp"
 #include "weft/filament.hpp"
 
@@ -58,10 +58,7 @@ void coarse(const plan& p, cplx* a, int workers) {
             sync.arrive_and_wait();  // the last to arrive transposes
         }
     };
-    std::vector<std::thread> threads;
-    for (std::size_t k = 1; k < w; ++k) threads.emplace_back(work, k);
-    work(0);
-    for (auto& t : threads) t.join();
+    on_kernel_threads(w, work);
 }
 
 void problem::run_serial() { serial(p, data.data()); }

@@ -3,10 +3,10 @@
 
 #include <atomic>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "apps/app.hpp"
+#include "apps/coarse.hpp"
 #include "apps/fib/fib_instance.hpp"
 #include "weft/filament.hpp"
 
@@ -50,10 +50,7 @@ std::int64_t coarse(int n, int workers) {
         for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < bag.size();) s += serial(bag[i]);
         sum.fetch_add(s, std::memory_order_relaxed);
     };
-    std::vector<std::thread> threads;
-    for (int t = 1; t < workers; ++t) threads.emplace_back(work);
-    work();
-    for (auto& t : threads) t.join();
+    on_kernel_threads(workers, [&](int) { work(); });
     return sum.load();
 }
 

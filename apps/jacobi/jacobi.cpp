@@ -6,11 +6,11 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "apps/app.hpp"
+#include "apps/coarse.hpp"
 #include "apps/jacobi/jacobi_instance.hpp"
 #include "weft/filament.hpp"
 
@@ -44,10 +44,7 @@ outcome coarse(double* a, double* b, int n, int workers) {
             sync.arrive_and_wait();
         } while (!done);
     };
-    std::vector<std::thread> threads;
-    for (int t = 1; t < workers; ++t) threads.emplace_back(work, t);
-    work(0);
-    for (auto& t : threads) t.join();
+    on_kernel_threads(workers, work);
     return o;
 }
 

@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "apps/app.hpp"
+#include "apps/coarse.hpp"
 #include "weft/filament.hpp"
 
 namespace weft::apps::lu {
@@ -62,10 +62,7 @@ void coarse(matrix& m, int workers) {
             sync.arrive_and_wait();
         }
     };
-    std::vector<std::thread> threads;
-    for (int t = 1; t < workers; ++t) threads.emplace_back(work, t);
-    work(0);
-    for (auto& t : threads) t.join();
+    on_kernel_threads(workers, work);
 }
 
 void filaments(matrix& m) {
@@ -134,15 +131,7 @@ struct problem final : instance {
             if (m.perm[k] != ref.perm[k])
                 return "pivot of step " + std::to_string(k) + " is row " + std::to_string(m.perm[k]) +
                        ", serial chose row " + std::to_string(ref.perm[k]);
-        // The same arithmetic on every element: any difference is an error.
-        std::size_t bad = 0, first = 0;
-        for (std::size_t k = 0; k < m.a.size(); ++k)
-            if (!(m.a[k] == ref.a[k]) && bad++ == 0) first = k;
-        if (bad == 0) return {};
-        const std::size_t n = static_cast<std::size_t>(m.n);
-        return std::to_string(bad) + " of " + std::to_string(m.a.size()) + " elements of LU differ; first (" +
-               std::to_string(first / n) + ", " + std::to_string(first % n) + ") = " + std::to_string(m.a[first]) +
-               ", serial gives " + std::to_string(ref.a[first]);
+        return compare_exact(m.a, ref.a, static_cast<std::size_t>(m.n), "LU");
     }
     matrix m;
     std::vector<double> input;

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "apps/app.hpp"
+#include "apps/coarse.hpp"
 #include "weft/filament.hpp"
 
 namespace weft::apps::mandelbrot {
@@ -17,10 +17,7 @@ void coarse(std::int32_t* img, int n, int workers) {
         for (int i = t; i < n; i += workers)
             for (int j = 0; j < n; ++j) point(img, n, i, j);
     };
-    std::vector<std::thread> threads;
-    for (int t = 1; t < workers; ++t) threads.emplace_back(work, t);
-    work(0);
-    for (auto& t : threads) t.join();
+    on_kernel_threads(workers, work);
 }
 
 void filaments(std::int32_t* img, int n) {

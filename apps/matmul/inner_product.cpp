@@ -8,10 +8,10 @@
 #include <limits>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "apps/app.hpp"
+#include "apps/coarse.hpp"
 #include "weft/filament.hpp"
 
 namespace weft::apps::matmul_ip {
@@ -33,13 +33,8 @@ operands::operands(int n_)
 void serial(operands& m) { multiply_rows(m, 0, m.n); }
 
 void coarse(operands& m, int workers) {
-    std::vector<std::thread> threads;
-    for (int t = 1; t < workers; ++t)
-        threads.emplace_back([&m, t, workers] {
-            multiply_rows(m, block_begin(m.n, t, workers), block_begin(m.n, t + 1, workers));
-        });
-    multiply_rows(m, 0, block_begin(m.n, 1, workers));  // the calling thread is worker 0
-    for (auto& t : threads) t.join();
+    on_kernel_threads(workers,
+                      [&](int t) { multiply_rows(m, block_begin(m.n, t, workers), block_begin(m.n, t + 1, workers)); });
 }
 
 void filaments(operands& m) {
@@ -74,16 +69,7 @@ struct problem final : instance {
     std::string compare(const instance& reference) const override {
         const auto& ref = static_cast<const problem&>(reference).m;
         if (ref.n != m.n) return "sizes differ: " + std::to_string(m.n) + " vs " + std::to_string(ref.n);
-        // Every version does the same arithmetic: any difference is an error
-        // (a NaN is an element nobody computed).
-        std::size_t bad = 0, first = 0;
-        for (std::size_t k = 0; k < m.c.size(); ++k)
-            if (!(m.c[k] == ref.c[k]) && bad++ == 0) first = k;
-        if (bad == 0) return {};
-        const std::size_t n = static_cast<std::size_t>(m.n);
-        return std::to_string(bad) + " of " + std::to_string(m.c.size()) + " elements of C differ; first C[" +
-               std::to_string(first / n) + "][" + std::to_string(first % n) + "] = " + std::to_string(m.c[first]) +
-               ", serial gives " + std::to_string(ref.c[first]);
+        return compare_exact(m.c, ref.c, static_cast<std::size_t>(m.n), "C");  // NaN: an element nobody computed
     }
     operands m;
 };

@@ -10,10 +10,10 @@
 #include <stdexcept>
 #include <string>
 #include <system_error>
-#include <thread>
 #include <vector>
 
 #include "apps/app.hpp"
+#include "apps/coarse.hpp"
 #include "apps/multigrid/multigrid_instance.hpp"
 #include "weft/filament.hpp"
 
@@ -117,10 +117,7 @@ void coarse(hierarchy& h, int workers) {
                 sync.arrive_and_wait();
             }
     };
-    std::vector<std::thread> threads;
-    for (std::size_t k = 1; k < w; ++k) threads.emplace_back(work, k);
-    work(0);
-    for (auto& t : threads) t.join();
+    on_kernel_threads(w, work);
 }
 
 void problem::run_serial() { serial(h); }

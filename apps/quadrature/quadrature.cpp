@@ -8,10 +8,10 @@
 #include <deque>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "apps/app.hpp"
+#include "apps/coarse.hpp"
 #include "apps/quadrature/quadrature_instance.hpp"
 #include "weft/filament.hpp"
 
@@ -114,10 +114,7 @@ double coarse(double tol, int workers) {
         }
         sums[static_cast<std::size_t>(id)] = sum;
     };
-    std::vector<std::thread> threads;
-    for (int t = 1; t < workers; ++t) threads.emplace_back(work, t);
-    work(0);
-    for (auto& t : threads) t.join();
+    on_kernel_threads(workers, work);
     double total = 0.0;
     for (double s : sums) total += s;
     return total;

@@ -6,10 +6,10 @@
 #include <deque>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "apps/app.hpp"
+#include "apps/coarse.hpp"
 #include "apps/quicksort/quicksort_instance.hpp"
 #include "weft/filament.hpp"
 
@@ -103,10 +103,7 @@ void filaments(key* a, std::size_t n) {
 
 void coarse(key* a, std::size_t n, int workers) {
     bag b({a, n}, workers);
-    std::vector<std::thread> threads;
-    for (int t = 1; t < workers; ++t) threads.emplace_back([&] { b.work(); });
-    b.work();
-    for (auto& t : threads) t.join();
+    on_kernel_threads(workers, [&](int) { b.work(); });
 }
 
 void problem::run_serial() { serial(keys.data(), n); }

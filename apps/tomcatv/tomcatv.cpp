@@ -8,11 +8,11 @@
 #include <memory>
 #include <numbers>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <vector>
 
 #include "apps/app.hpp"
+#include "apps/coarse.hpp"
 #include "weft/filament.hpp"
 
 namespace weft::apps::tomcatv {
@@ -67,10 +67,7 @@ void coarse(mesh& m, int workers) {
             sync.arrive_and_wait();
         }
     };
-    std::vector<std::thread> threads;
-    for (int t = 1; t < workers; ++t) threads.emplace_back(work, t);
-    work(0);
-    for (auto& t : threads) t.join();
+    on_kernel_threads(workers, work);
 }
 
 void filaments(mesh& m) {
