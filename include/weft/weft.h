@@ -56,7 +56,7 @@ extern "C" {
  * from the environment (WEFT_*), else the default"; see docs/env.md. */
 typedef struct weft_config {
     int workers;          /* worker kernel threads; 0 = WEFT_WORKERS or the CPUs we may use */
-    const char *sched;    /* "fifo" | "lifo"; NULL = WEFT_SCHED or "fifo" */
+    const char *sched;    /* "fifo" | "lifo" | "dfs" | "ws"; NULL = WEFT_SCHED or "ws" */
     size_t stack_size;    /* default stack bytes; 0 = WEFT_STACK_SIZE or 64 KiB */
     int stats;            /* 1 = print statistics at finalize/exit; 0 = WEFT_STATS */
     int measure;          /* 1 = measure work and span (weft_stats_t.work_ns/span_ns) without
@@ -93,7 +93,7 @@ WEFT_API int weft_num_workers(void);
 /* Index of the worker running the caller (0..workers-1), -1 if external. */
 WEFT_API int weft_worker_id(void);
 
-/* Name of the scheduling policy in use ("fifo", "lifo"), NULL if none. */
+/* Name of the scheduling policy in use ("fifo", "lifo", "dfs", "ws"), NULL if none. */
 WEFT_API const char *weft_sched_name(void);
 
 /* ------------------------------------------------------------------------ */
