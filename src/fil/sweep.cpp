@@ -100,33 +100,48 @@ void count_path(counters& c, int path) {
     else ++c.pools_general;
 }
 
+// The view one sweep of `pool` runs over (its pattern recognised again if
+// filaments were added since), and the sweep counted in the pool.
+weft_fil_pool_view_ begin_pool_sweep(const weft_fil_poolset_s* set, weft_fil_pool_s* pool) {
+    if (pool->dirty) {
+        pool->pat = recognize(pool->descs.data(), pool->descs.size());
+        pool->dirty = false;
+    }
+    weft_fil_pool_view_ v{};
+    v.desc = reinterpret_cast<const std::int32_t*>(pool->descs.data());
+    v.n = pool->is_range ? pool->pat.nrows * pool->pat.ncols : static_cast<std::int64_t>(pool->descs.size());
+    v.path = pool->pat.path;
+    v.backward = set->order == WEFT_FIL_BACK_AND_FORTH && (pool->sweeps & 1) != 0;
+    v.i0 = pool->pat.i0;
+    v.istride = pool->pat.istride;
+    v.nrows = pool->pat.nrows;
+    v.j0 = pool->pat.j0;
+    v.ncols = pool->pat.ncols;
+    ++pool->sweeps;
+    return v;
+}
+
+// After the sweep: the path it took, and the participant's counts (c may be
+// null: a serial run outside any region).
+void end_pool_sweep(weft_fil_pool_s* pool, const weft_fil_pool_view_& v, counters* c) {
+    pool->last_path.store(v.path, memory_order_relaxed);
+    if (c != nullptr) {
+        count_path(*c, v.path);
+        c->run += static_cast<std::uint64_t>(v.n);
+    }
+}
+
 // Runs one claimed pool (unless the region failed) and counts it in `left`.
 void run_pool(part* p, const weft_fil_poolset_s* set, weft_fil_pool_s* pool, std::uint64_t k, int s) {
     region* r = p->r;
     if (!r->failed.load(memory_order_acquire)) {
-        if (pool->dirty) {
-            pool->pat = recognize(pool->descs.data(), pool->descs.size());
-            pool->dirty = false;
-        }
-        weft_fil_pool_view_ v{};
-        v.desc = reinterpret_cast<const std::int32_t*>(pool->descs.data());
-        v.n = pool->is_range ? pool->pat.nrows * pool->pat.ncols : static_cast<std::int64_t>(pool->descs.size());
-        v.path = pool->pat.path;
-        v.backward = set->order == WEFT_FIL_BACK_AND_FORTH && (pool->sweeps & 1) != 0;
-        v.i0 = pool->pat.i0;
-        v.istride = pool->pat.istride;
-        v.nrows = pool->pat.nrows;
-        v.j0 = pool->pat.j0;
-        v.ncols = pool->pat.ncols;
-        ++pool->sweeps;
+        weft_fil_pool_view_ v = begin_pool_sweep(set, pool);
         try {
             set->run(set->run_ctx, &v);
         } catch (...) {
             fail(r, std::current_exception());
         }
-        pool->last_path.store(v.path, memory_order_relaxed);
-        count_path(p->st, v.path);
-        p->st.run += static_cast<std::uint64_t>(v.n);
+        end_pool_sweep(pool, v, &p->st);
         if ((pool->owner % r->nparts) != p->hot.index) ++p->st.pools_helped;
     }
     if (r->it->left.fetch_sub(1, memory_order_acq_rel) == 1) {
@@ -212,27 +227,9 @@ void run_sets_serial(const weft_fil_poolset_t* sets, int n, part* p) {
     for (;;) {
         const weft_fil_poolset_s* set = sets[s];
         for (weft_fil_pool_s* pool : set->pools) {
-            if (pool->dirty) {
-                pool->pat = recognize(pool->descs.data(), pool->descs.size());
-                pool->dirty = false;
-            }
-            weft_fil_pool_view_ v{};
-            v.desc = reinterpret_cast<const std::int32_t*>(pool->descs.data());
-            v.n = pool->is_range ? pool->pat.nrows * pool->pat.ncols : static_cast<std::int64_t>(pool->descs.size());
-            v.path = pool->pat.path;
-            v.backward = set->order == WEFT_FIL_BACK_AND_FORTH && (pool->sweeps & 1) != 0;
-            v.i0 = pool->pat.i0;
-            v.istride = pool->pat.istride;
-            v.nrows = pool->pat.nrows;
-            v.j0 = pool->pat.j0;
-            v.ncols = pool->pat.ncols;
-            ++pool->sweeps;
+            weft_fil_pool_view_ v = begin_pool_sweep(set, pool);
             set->run(set->run_ctx, &v);
-            pool->last_path.store(v.path, memory_order_relaxed);
-            if (p != nullptr) {
-                count_path(p->st, v.path);
-                p->st.run += static_cast<std::uint64_t>(v.n);
-            }
+            end_pool_sweep(pool, v, p != nullptr ? &p->st : nullptr);
         }
         if (p != nullptr) ++p->st.sweeps;
         if (call_after(&st, s) == WEFT_FIL_DONE) return;
