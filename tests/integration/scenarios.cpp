@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "support/fil_fib.hpp"
 #include "weft/filament.hpp"
 #include "weft/weft.h"
 
@@ -222,12 +223,6 @@ int stats_exit() {
 
 // weft_init with WEFT_STATS=1-equivalent config, a thread and two filament
 // regions (fib(10) with a join per call; a loop of 1000), then finalize.
-long stats_fib(int n) {
-    if (n < 2) return n;
-    auto [a, b] = weft::join([=] { return stats_fib(n - 1); }, [=] { return stats_fib(n - 2); });
-    return a + b;
-}
-
 int stats_config() {
     weft_config_t cfg{};
     cfg.workers = 2;
@@ -237,7 +232,7 @@ int stats_config() {
     weft_thread_create(
         &t, nullptr, [](void*) -> void* { return nullptr; }, nullptr);
     weft_thread_join(t, nullptr);
-    if (weft::fork_join([] { return stats_fib(10); }) != 55) return 9;
+    if (weft::fork_join([] { return wt::fib_join(10); }) != 55) return 9;
     std::atomic<int> sum{0};
     weft::parallel_for(0, 1000, [&](int i) { sum.fetch_add(i, std::memory_order_relaxed); });
     if (sum.load() != 999 * 1000 / 2) return 10;

@@ -7,17 +7,14 @@
 #include <thread>
 #include <vector>
 
+#include "support/fil_fib.hpp"
 #include "weft/filament.hpp"
 
 namespace {
 
-long fib_serial(int n) { return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2); }
+using wt::fib_serial;
 
-long fib(int n) {
-    if (n < 2) return n;
-    auto [a, b] = weft::join([=] { return fib(n - 1); }, [=] { return fib(n - 2); });
-    return a + b;
-}
+long fib(int n) { return wt::fib_join(n); }
 
 class FilForkJoin : public ::testing::TestWithParam<int> {
 protected:
