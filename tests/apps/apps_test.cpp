@@ -43,11 +43,22 @@ TEST_P(AppVersions, every_version_equals_serial) {
     ASSERT_EQ(weft_init(&cfg), 0);
     auto inst = weft::apps::make_instance(*a, a->test_size);
     for (version v : weft::apps::versions_of(*a)) {
+        ASSERT_EQ(weft_fil_stats_reset(), 0);
         for (int round = 0; round < 2; ++round) {  // a second run starts from reset inputs too
             inst->reset();
             inst->run(v, w);
             EXPECT_EQ(inst->compare(*reference), "")
                 << a->name << " " << weft::apps::version_name(v) << " on " << w << " workers, run " << round;
+        }
+        // The filaments version runs filaments (regions of the runtime); the
+        // others do not touch them.
+        weft_fil_stats_t st{};
+        ASSERT_EQ(weft_fil_stats_get(&st), 0);
+        if (v == version::filaments) {
+            EXPECT_GE(st.regions, 2u) << a->name;
+            EXPECT_GT(st.filaments_run, 0u) << a->name;
+        } else {
+            EXPECT_EQ(st.regions, 0u) << a->name << " " << weft::apps::version_name(v);
         }
     }
     ASSERT_EQ(weft_finalize(), 0);
