@@ -110,7 +110,9 @@ struct weft_fil_self_t_ {
     // participant, at every pruned join; the library reads it when the
     // participant leaves. On a cache line of its own: idle participants read
     // `queued` and write `fork_limit` above while they look for work, and a
-    // counter written at every join must not share their line.
+    // counter written at every join must not share their line (fib(38), 2
+    // workers, one run each: 0.041-0.043 s apart, 0.046-0.047 s beside them;
+    // 1 worker: 0.078 s either way).
     alignas(64) unsigned long long pruned;
 };
 

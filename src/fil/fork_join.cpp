@@ -108,6 +108,22 @@ int fork_job(part* p, weft_fil_job_* j, std::uintptr_t sp) {
 // Runs a C filament with its own frame, then joins its children.
 void run_c(part* p, weft_fil_fork_fn fn, const void* args, void* result);
 
+// Waits, as an idle participant, until every child counted by l has finished:
+// runs other filaments meanwhile, and before sleeping takes back a child of l
+// that nobody has started (and runs it).
+void wait_for_latch(part* p, weft_fil_latch_* l) {
+    wait_until(
+        p, [l] { return l->pending.load(memory_order_acquire) == 0; },
+        [p, l] {
+            if (weft_fil_job_* c = reclaim_child(p, l)) {
+                run_job(p, c);
+                return true;
+            }
+            return false;
+        },
+        false);
+}
+
 void join_frame(part* p, c_frame* f) {
     while (f->latch.pending.load(memory_order_acquire) != 0) {
         // Our own children, newest first, as calls.
@@ -115,17 +131,7 @@ void join_frame(part* p, c_frame* f) {
             run_job(p, j);  // (resets fork_limit: the next levels may refill)
             continue;
         }
-        weft_fil_latch_* l = &f->latch;
-        wait_until(
-            p, [l] { return l->pending.load(memory_order_acquire) == 0; },
-            [p, l] {
-                if (weft_fil_job_* c = reclaim_child(p, l)) {
-                    run_job(p, c);
-                    return true;
-                }
-                return false;
-            },
-            false);
+        wait_for_latch(p, &f->latch);
     }
 }
 
@@ -198,17 +204,7 @@ WEFT_API int weft_fil_join_(weft_fil_job_* j) {
         if (p->r->pruning) p->hot.fork_limit.store(weft_fil_sp_() - tun::refill_margin, memory_order_relaxed);
         return 1;
     }
-    weft_fil_latch_* l = j->latch;
-    wait_until(
-        p, [l] { return l->pending.load(memory_order_acquire) == 0; },
-        [p, l] {
-            if (weft_fil_job_* c = reclaim_child(p, l)) {
-                run_job(p, c);
-                return true;
-            }
-            return false;
-        },
-        false);
+    wait_for_latch(p, j->latch);
     return 0;
 }
 

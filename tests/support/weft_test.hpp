@@ -197,6 +197,16 @@ inline void* join(weft_thread_t t) {
     if (rc != 0) ADD_FAILURE() << "weft_thread_join failed: " << rc;
     return r;
 }
+
+// Runs f (returning int) on another weft thread, joins it, and returns f's
+// result: "what does this call return when that thread makes it".
+template <class F>
+int on_other_thread(F f) {
+    int rc = -12345;
+    weft_thread_t t = go([&] { rc = f(); });
+    join(t);
+    return rc;
+}
 // Yields (weft) until pred() holds; fails after `limit` (then returns false).
 template <class P>
 bool yield_until(P pred, std::chrono::milliseconds limit = std::chrono::milliseconds(20000)) {

@@ -19,14 +19,7 @@ INSTANTIATE_TEST_SUITE_P(Concurrent, Mutex, ::testing::ValuesIn(wt::rt_params_mu
 class MutexOneWorker : public wt::runtime_fixture {};
 INSTANTIATE_TEST_SUITE_P(Serial, MutexOneWorker, ::testing::ValuesIn(wt::rt_params_one_worker()), wt::rt_param_name);
 
-// Runs f on another weft thread and returns its int result.
-template <class F>
-int on_other_thread(F f) {
-    int rc = -12345;
-    weft_thread_t t = wt::go([&] { rc = f(); });
-    wt::join(t);
-    return rc;
-}
+using wt::on_other_thread;
 
 TEST_P(Mutex, attr_types) {
     weft_mutexattr_t a;

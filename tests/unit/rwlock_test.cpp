@@ -20,13 +20,7 @@ INSTANTIATE_TEST_SUITE_P(Concurrent, RwLock, ::testing::ValuesIn(wt::rt_params_m
 class RwLockOneWorker : public wt::runtime_fixture {};
 INSTANTIATE_TEST_SUITE_P(Serial, RwLockOneWorker, ::testing::ValuesIn(wt::rt_params_one_worker()), wt::rt_param_name);
 
-template <class F>
-int on_other_thread(F f) {
-    int rc = -12345;
-    weft_thread_t t = wt::go([&] { rc = f(); });
-    wt::join(t);
-    return rc;
-}
+using wt::on_other_thread;
 
 TEST_P(RwLock, readers_share) {
     weft_rwlock_t rw = WEFT_RWLOCK_INITIALIZER;
