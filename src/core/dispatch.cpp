@@ -182,18 +182,6 @@ worker* block(worker* w, std::uint32_t* lock) { return block_inline(w, lock); }
 
 void exit_current(worker* w) { exit_inline(w); }
 
-worker* start(worker* w, ult* child) {
-    runtime* rt = g_rt;
-    ult* self = w->current;
-    if (rt->policy->spawn(rt->policy_state, w->index, self, child)) {
-        // Child first: the parent is queued now (see ult::suspended) and runs
-        // when the policy says.
-        make_ready(w, self, ready_reason::preempted_by_child);
-        switch_inline(w, self, child);
-        return w;
-    }
-    if (rt->nworkers > 1) notify_work();
-    return w;
-}
+worker* start(worker* w, ult* child) { return start_inline(w, child); }
 
 }  // namespace weft::detail

@@ -88,6 +88,24 @@ inline constexpr int handoff_spins = 64;
     return w;
 }
 
+// Hands a new child to the policy; a child-first policy (ws, dfs) runs it at
+// once and queues the caller. Inlined into weft_thread_create: under ws the
+// parent resumes here after the child's whole run, and each frame between the
+// user's call and this switch is one more mispredicted return (see above).
+[[gnu::always_inline]] inline worker* start_inline(worker* w, ult* child) {
+    runtime* rt = g_rt;
+    ult* self = w->current;
+    if (rt->policy->spawn(rt->policy_state, w->index, self, child)) {
+        // Child first: the parent is queued now (see ult::suspended) and runs
+        // when the policy says.
+        make_ready(w, self, ready_reason::preempted_by_child);
+        switch_inline(w, self, child);
+        return w;
+    }
+    if (rt->nworkers > 1) notify_work();
+    return w;
+}
+
 [[gnu::always_inline, noreturn]] inline void exit_inline(worker* w) {
     ult* self = w->current;
     runtime* rt = g_rt;

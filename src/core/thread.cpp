@@ -166,12 +166,15 @@ int create_ult(worker* w, const weft_attr_t* attr, void* (*fn)(void*), void* arg
     return 0;
 }
 
-void launch_ult(worker* w, ult* u) {
+// Inlined into weft_thread_create (see start_inline).
+[[gnu::always_inline]] inline void launch_inline(worker* w, ult* u) {
     u->started = true;
     // A pinned ult goes to its worker's inbox, outside the policy.
     if (w == nullptr || u->pinned_worker >= 0) make_ready(w, u, ready_reason::spawned);
-    else start(w, u);
+    else start_inline(w, u);
 }
+
+void launch_ult(worker* w, ult* u) { launch_inline(w, u); }
 
 void release_ult(worker* w, ult* u) {
     runtime* rt = g_rt;
@@ -320,7 +323,7 @@ WEFT_API int weft_thread_create(weft_thread_t* thread, const weft_attr_t* attr, 
     ult* u = nullptr;
     if (int rc = create_ult(w, attr, fn, arg, 0, nullptr, &u); rc != 0) return rc;
     *thread = to_handle(u);
-    launch_ult(w, u);
+    launch_inline(w, u);
     return 0;
 }
 

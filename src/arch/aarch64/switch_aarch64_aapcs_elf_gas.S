@@ -140,8 +140,14 @@ _ZN4weft4arch14switch_contextEPNS0_7contextES2_Pv:
 /*
  * First code of a fresh context, reached by switch_context's `ret`.
  *   x0 = arg of the first switch, x19 = entry, x29 = 0, sp 16-byte aligned.
- * `.cfi_undefined x30` marks the outermost frame, so unwinders and debuggers
- * stop here. entry must never return; if it does, `brk` traps (SIGTRAP).
+ * entry is entered with `br`, its return address set by hand, not with `blr`:
+ * a call would leave the trampoline on the return-address predictor for good
+ * (entry never returns), shifting later predictions by one (see the x86-64
+ * file: one mispredicted return less per thread). x16 is the register BTI
+ * lets a `br` use to land on a function's `bti c`.
+ * x30 = .Lentry_returned, inside this function, whose `.cfi_undefined x30`
+ * marks the outermost frame, so unwinders and debuggers stop here. entry must
+ * never return; if it does, `brk` traps (SIGTRAP).
  */
     .globl  weft_arch_context_trampoline
     .hidden weft_arch_context_trampoline
@@ -150,7 +156,10 @@ _ZN4weft4arch14switch_contextEPNS0_7contextES2_Pv:
 weft_arch_context_trampoline:
     .cfi_startproc
     .cfi_undefined x30
-    blr     x19
+    adr     x30, .Lentry_returned
+    mov     x16, x19
+    br      x16
+.Lentry_returned:
     brk     #0x3e8
     .cfi_endproc
     .size   weft_arch_context_trampoline, .-weft_arch_context_trampoline

@@ -132,8 +132,15 @@ _ZN4weft4arch14switch_contextEPNS0_7contextES2_Pv:
 /*
  * First code of a fresh context, reached by switch_context's `ret`.
  *   %rax = arg of the first switch, %r12 = entry, %rbp = 0,
- *   %rsp = 16-byte aligned (make_context guarantees it), so the `call` below
- *   pushes the return address with the stack aligned as the ABI requires.
+ *   %rsp = 16-byte aligned (make_context guarantees it).
+ * entry is *jumped* to, with a return address pushed by hand, not called:
+ * a call would push the trampoline onto the CPU's return-stack predictor,
+ * where it stays (entry never returns) and shifts every later prediction by
+ * one, so the first return of the flow this one switches back to
+ * mispredicts (weft_thread_create's, under ws; weft_thread_join's, under
+ * fifo). Measured (perf stat): 3.1 -> 2.0 branch misses per create+join,
+ * 61 -> 55.5 ns.
+ * The pushed address is .Lentry_returned, inside this function, whose
  * `.cfi_undefined %rip` marks the outermost frame: libgcc's unwinder, gdb and
  * perf stop here instead of walking into whatever lies above the stack top.
  * entry must never return; if it does, ud2 traps (SIGILL) right here, which
@@ -147,7 +154,11 @@ weft_arch_context_trampoline:
     .cfi_startproc
     .cfi_undefined %rip
     movq    %rax, %rdi
-    callq   *%r12
+    leaq    .Lentry_returned(%rip), %r11
+    pushq   %r11
+    .cfi_adjust_cfa_offset 8
+    jmpq    *%r12
+.Lentry_returned:
     ud2
     .cfi_endproc
     .size   weft_arch_context_trampoline, .-weft_arch_context_trampoline
