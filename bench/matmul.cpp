@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,17 +39,23 @@ struct weft_exec {
         for (auto& t : tasks) t.join();
     }
     void* allocate(std::size_t bytes) {
-        void* p = weft_malloc(bytes);
-        if (p == nullptr) die("weft_malloc(%zu) failed", bytes);
+        void* p = weft_aligned_alloc(apps::matmul::matrix_alignment, bytes);
+        if (p == nullptr) die("weft_aligned_alloc(%zu) failed", bytes);
         return p;
     }
     void release(void* p, std::size_t) { weft_free(p); }
 };
 
+// A, B, C: zeroed, on a cache line like the temporaries (apps/matmul/matmul.hpp).
 struct matrix {
-    std::vector<double> data;
+    std::unique_ptr<double, void (*)(void*)> data;
     view v;
-    explicit matrix(std::size_t n) : data(n * n), v{data.data(), n} {}
+    explicit matrix(std::size_t n)
+        : data(static_cast<double*>(apps::matmul::allocate_matrix_bytes(n * n * sizeof(double))), &std::free),
+          v{data.get(), n} {
+        if (!data) die("out of memory for a %zu x %zu matrix", n, n);
+        std::memset(data.get(), 0, n * n * sizeof(double));
+    }
 };
 
 bool power_of_two(std::size_t x) { return x != 0 && (x & (x - 1)) == 0; }

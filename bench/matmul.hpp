@@ -31,7 +31,7 @@ struct counting_heap {
         std::size_t p = peak.load();
         while (now > p && !peak.compare_exchange_weak(p, now)) {
         }
-        return std::malloc(bytes);
+        return apps::matmul::allocate_matrix_bytes(bytes);
     }
     void release(void* p, std::size_t bytes) {
         heap.fetch_sub(bytes);

@@ -16,25 +16,37 @@
 //      the parent becomes ready in its place (spawn returns true). This is the
 //      serial depth-first order, so on one worker a fork tree runs exactly as
 //      its serial recursion would.
-//   2. Pick: a worker that needs a ult (its ult exited, blocked, yielded or
-//      was preempted) takes the leftmost ready ult (pick_next: heap minimum).
-//      With p workers, the p leftmost ready ults run, up to the lag below.
+//   2. Pick (take): each worker keeps the threads it readied in its own
+//      deque, ordered by label (a forking parent, a thread it woke, one it
+//      preempted). A worker that needs a thread takes the leftmost of its own
+//      deque: its most recent, deepest continuation, as the serial execution
+//      would. With its own deque empty it steals from the deque that holds
+//      the leftmost ready thread of all, and takes that deque's *rightmost*
+//      thread, its oldest and shallowest: the biggest piece of the
+//      highest-priority work, which it then runs depth-first on its own
+//      (Narlikar's DFDeques, SPAA'99, the paper's reference [33]). On one
+//      worker there is one deque: the leftmost ready thread runs, exactly
+//      AsyncDF's rule.
 //   3. No asynchronous preemption: a ult that becomes ready left of a running
 //      one does not stop it; the running ult goes on until its next scheduling
-//      point (fork, block, exit, yield, or quota). This is the paper's
-//      algorithm (a processor picks at scheduling points only); the quota is
-//      what bounds how far a ult may run ahead of higher-priority work, and
-//      what the space bound S1 + O(K*p*D) charges for.
+//      point (fork, block, exit, yield, or quota). A processor picks at
+//      scheduling points only, as in the paper.
 //   4. Quota: a ult that would exceed K is preempted (ready_reason::preempted:
-//      it goes back to its place and the worker takes the leftmost ready ult,
-//      which may be the same ult); an allocation larger than K first forks
-//      about size/K dummy threads as a binary tree (just left of the ult, so
-//      higher-priority work gets ahead of the allocation) and joins them
-//      (on_alloc here decides; src/mem and src/core/preempt.cpp carry it out).
+//      it goes back to its place) and the worker's next pick takes the
+//      leftmost ready thread of all, from any deque (AsyncDF's rule: the
+//      quota is what stops a worker from running far ahead of the
+//      higher-priority work, and the space bound charges for it). An
+//      allocation larger than K first forks about size/K dummy threads as a
+//      binary tree just left of the ult and joins them (on_alloc here
+//      decides; src/mem and src/core/preempt.cpp carry it out): the worker
+//      runs them depth-first like any fork, with every ready thread left of
+//      them in its deque going first, while idle workers steal the top of
+//      the leftmost deque.
 //   5. Block: a blocked ult keeps its place in the order (it stays in the
-//      list, out of the heap); woken, it re-enters the heap at its place.
-//   6. Yield (weft_thread_yield): the ult lets the leftmost *other* ready ult
-//      run, then competes again from its place. A strict "the leftmost runs"
+//      list, out of every deque); woken, it enters the waker's deque at its
+//      place.
+//   6. Yield (weft_thread_yield): the ult lets the thread rule 2 picks run,
+//      then competes again from its place. A strict "the leftmost runs"
 //      yield would never let a spin-wait loop (yield until a flag is set) see a
 //      lower-priority ult set the flag: livelock on one worker.
 //   7. Ults the policy first sees without a fork (main, ults created by kernel
@@ -42,14 +54,24 @@
 //      queue) are appended at the right end: new roots run after the work
 //      already in the order, in order of appearance.
 //
-// Structure: one spinlock guards the order and the heap. Every operation is
-// O(1) or O(log r) (r = ready ults, typically O(p*D)), plus the amortized
-// relabelling of the order. The paper kept one lock-protected list of all ults
-// and scanned it for the first ready one: O(live ults) per pick when many are
-// blocked. Per-worker structures (DFDeques, the paper's [33]) scale further but
-// give up the exact global order this policy promises; with the machines weft
-// targets (2-16 workers) one short critical section per operation is cheaper
-// than the coordination they need. Measured in docs/design/dfs.md.
+// Why per-worker deques (rule 2) and not "the p leftmost ready threads run":
+// with the latter (AsyncDF, what this policy did first) an idle worker takes
+// the leftmost ready thread, the deepest continuation, so two workers split
+// the same subtree leaf by leaf: on seed 000's matrix multiply the same
+// instructions took 1.22x the cycles of ws (2.2x the cache misses: each worker's
+// leaves reuse the blocks the other just loaded), 1.39x over serial on 2
+// workers. Stealing the top of the leftmost deque gives each worker a whole
+// subtree: 2.08x, at the same peak heap (docs/design/dfs.md, Measurements).
+// Dummy exits do not trigger rule 4's leftmost pick: tried, every dummy's end
+// moved a worker into another subtree (1,334 steals instead of 24), 1.62x and
+// 1.49x the serial heap instead of 1.25x.
+//
+// Structure: one spinlock guards the order and the p deques (binary min-heaps
+// by label). Every operation is O(1) or O(log r) (r = ready ults of that
+// worker, typically O(D)), plus the amortized relabelling of the order; a
+// steal scans the p deque minima and the victim's leaves, O(p + r). The
+// paper kept one lock-protected list of all ults and scanned it for the
+// first ready one: O(live ults) per pick when many are blocked.
 //
 // Costs per fork/exit pair: three lock acquisitions (spawn: insert child and
 // ready the parent; on_exit: unlink; pick_next: pop). ready(.., preempted_by_
@@ -57,9 +79,9 @@
 // section.
 //
 // Memory ordering: the spinlock orders everything; `ready_count_` mirrors the
-// heap size for has_work and for an empty pick without the lock (a stale value
-// only delays or repeats a look; the parking protocol re-checks with pick_next
-// after announcing sleep).
+// total of the deques for has_work and for an empty pick without the lock (a
+// stale value only delays or repeats a look; the parking protocol re-checks
+// with pick_next after announcing sleep).
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -78,10 +100,23 @@ struct heap_entry {
     ult* u;
 };
 
-// Quota figures, per worker: written by the owner only (no locked instruction).
+// A worker's ready threads (its "deque"), a binary min-heap by order label.
+// Threads a worker readies (a forking parent, a thread it wakes, one it
+// preempts) go into its own heap, so the heap's minimum is its most recent,
+// deepest continuation (the bottom of a deque) and its maximum the oldest,
+// shallowest one (the top). Guarded by dfs_state::lock_.
+struct alignas(64) dfs_deque {
+    std::vector<heap_entry> heap;
+    // The next pick is a quota pick (rule 4): set by a quota preemption and
+    // by the exit of a dummy thread.
+    bool quota_pick = false;
+};
+
+// Per-worker figures: written by the owner only (no locked instruction).
 struct alignas(64) dfs_counters {
     atomic<std::uint64_t> quota_preemptions{0};
     atomic<std::uint64_t> dummy_threads{0};
+    atomic<std::uint64_t> steals{0};
 };
 
 void bump(atomic<std::uint64_t>& c, std::uint64_t d) {
@@ -90,41 +125,46 @@ void bump(atomic<std::uint64_t>& c, std::uint64_t d) {
 
 class dfs_state {
 public:
-    explicit dfs_state(int workers) : counters_(new dfs_counters[static_cast<std::size_t>(workers)]) {
-        heap_.reserve(256);
+    explicit dfs_state(int workers)
+        : workers(workers),
+          deques_(new dfs_deque[static_cast<std::size_t>(workers)]),
+          counters_(new dfs_counters[static_cast<std::size_t>(workers)]) {
+        for (int i = 0; i < workers; ++i) deques_[i].heap.reserve(64);
     }
 
     // Rule 1. The parent is readied here, in the same critical section;
     // ready(.., preempted_by_child), which the core calls next, does nothing.
-    void spawn(ult* parent, ult* child) {
+    void spawn(int w, ult* parent, ult* child) {
         lock_guard<spinlock> g(lock_);
         if (!dfs_order::placed(parent)) note(order_.append(parent));
         note(order_.insert_before(child, parent));
         // A pinned parent (main during weft_finalize) goes to its worker's
         // inbox instead: the core never hands it to ready().
-        if (parent->pinned_worker < 0) push(parent);
+        if (parent->pinned_worker < 0) push(w, parent);
     }
 
-    void ready(ult* t) {
+    void ready(int w, ult* t, ready_reason why) {
         lock_guard<spinlock> g(lock_);
         if (!dfs_order::placed(t)) note(order_.append(t));
-        push(t);
+        push(w, t);
+        if (why == ready_reason::preempted) deques_[w].quota_pick = true;
     }
 
-    ult* pick() {
+    // Rule 2.
+    ult* pick(int w) {
         if (ready_count_.load(memory_order_relaxed) == 0) return nullptr;
         lock_guard<spinlock> g(lock_);
-        return heap_.empty() ? nullptr : pop();
+        return take(w);
     }
 
-    // Rule 6: the leftmost other ready ult runs; t goes back to its place.
-    ult* yield_swap(ult* t) {
+    // Rule 6: the next thread by rule 2 runs; t goes back to its place.
+    ult* yield_swap(int w, ult* t) {
         if (ready_count_.load(memory_order_relaxed) == 0) return t;
         lock_guard<spinlock> g(lock_);
-        if (heap_.empty()) return t;
+        ult* next = take(w);
+        if (next == nullptr) return t;
         if (!dfs_order::placed(t)) note(order_.append(t));
-        ult* next = pop();
-        push(t);
+        push(w, t);
         return next;
     }
 
@@ -160,69 +200,140 @@ public:
         return alloc_verdict{0, true};
     }
 
-    void add_stats(weft_stats_t* out, int workers) const {
+    void add_stats(weft_stats_t* out) const {
         for (int i = 0; i < workers; ++i) {
             out->quota_preemptions += counters_[i].quota_preemptions.load(memory_order_relaxed);
             out->dummy_threads += counters_[i].dummy_threads.load(memory_order_relaxed);
+            out->steals += counters_[i].steals.load(memory_order_relaxed);
         }
     }
-    void reset_stats(int workers) {
+    void reset_stats() {
         for (int i = 0; i < workers; ++i) {
             counters_[i].quota_preemptions.store(0, memory_order_relaxed);
             counters_[i].dummy_threads.store(0, memory_order_relaxed);
+            counters_[i].steals.store(0, memory_order_relaxed);
         }
     }
 
-    int workers = 0;
+    const int workers;
 
 private:
-    // Relabelling keeps the order, so the heap stays a heap; only the keys
-    // cached in it are stale.
-    void note(bool relabelled) {
-        if (relabelled)
-            for (heap_entry& e : heap_) e.key = dfs_order::label(e.u);
+    // Rule 2 proper, under the lock: the quota pick, else the worker's own
+    // deepest continuation, else a steal.
+    ult* take(int w) {
+        dfs_deque& d = deques_[w];
+        if (d.quota_pick) {
+            d.quota_pick = false;
+            return take_leftmost_thread(w);
+        }
+        if (!d.heap.empty()) return pop_min(d);
+        return steal_top_of_leftmost_deque(w);
     }
 
-    void push(ult* t) {
-        std::size_t i = heap_.size();
-        heap_.push_back(heap_entry{dfs_order::label(t), t});
-        heap_entry e = heap_[i];
+    // The deque whose minimum is the leftmost ready thread (w's own excluded
+    // unless own_too), or -1 if all are empty.
+    int leftmost_deque(int w, bool own_too) const {
+        int victim = -1;
+        std::uint64_t best = 0;
+        for (int v = 0; v < workers; ++v) {
+            const auto& h = deques_[v].heap;
+            if (h.empty() || (v == w && !own_too)) continue;
+            if (victim < 0 || h.front().key < best) {
+                victim = v;
+                best = h.front().key;
+            }
+        }
+        return victim;
+    }
+
+    // The quota pick: the leftmost ready thread of all (AsyncDF's rule, which
+    // the space bound rests on), wherever it is.
+    ult* take_leftmost_thread(int w) {
+        int v = leftmost_deque(w, /*own_too=*/true);
+        if (v < 0) return nullptr;
+        if (v != w) bump(counters_[static_cast<std::size_t>(w)].steals, 1);
+        return pop_min(deques_[v]);
+    }
+
+    // An idle worker's steal: the *rightmost* thread of the leftmost deque,
+    // its top: the oldest and shallowest continuation, the biggest piece of
+    // the leftmost work, which the thief then runs depth-first on its own.
+    ult* steal_top_of_leftmost_deque(int w) {
+        int v = leftmost_deque(w, /*own_too=*/false);
+        if (v < 0) return nullptr;
+        bump(counters_[static_cast<std::size_t>(w)].steals, 1);
+        return pop_max(deques_[v]);
+    }
+
+    // Relabelling keeps the order, so the heaps stay heaps; only the keys
+    // cached in them are stale.
+    void note(bool relabelled) {
+        if (!relabelled) return;
+        for (int v = 0; v < workers; ++v)
+            for (heap_entry& e : deques_[v].heap) e.key = dfs_order::label(e.u);
+    }
+
+    static void sift_up(std::vector<heap_entry>& h, std::size_t i, heap_entry e) {
         while (i > 0) {
             std::size_t parent = (i - 1) / 2;
-            if (heap_[parent].key <= e.key) break;
-            heap_[i] = heap_[parent];
+            if (h[parent].key <= e.key) break;
+            h[i] = h[parent];
             i = parent;
         }
-        heap_[i] = e;
-        ready_count_.store(heap_.size(), memory_order_relaxed);
+        h[i] = e;
     }
 
-    ult* pop() {
-        ult* top = heap_.front().u;
-        heap_entry e = heap_.back();
-        heap_.pop_back();
-        std::size_t n = heap_.size();
+    void push(int w, ult* t) {
+        auto& h = deques_[w].heap;
+        h.push_back(heap_entry{dfs_order::label(t), t});
+        sift_up(h, h.size() - 1, h.back());
+        ready_count_.store(ready_count_.load(memory_order_relaxed) + 1, memory_order_relaxed);
+    }
+
+    ult* pop_min(dfs_deque& d) {
+        auto& h = d.heap;
+        ult* top = h.front().u;
+        heap_entry e = h.back();
+        h.pop_back();
+        std::size_t n = h.size();
         if (n != 0) {
             std::size_t i = 0;
             for (;;) {
                 std::size_t c = 2 * i + 1;
                 if (c >= n) break;
-                if (c + 1 < n && heap_[c + 1].key < heap_[c].key) ++c;
-                if (e.key <= heap_[c].key) break;
-                heap_[i] = heap_[c];
+                if (c + 1 < n && h[c + 1].key < h[c].key) ++c;
+                if (e.key <= h[c].key) break;
+                h[i] = h[c];
                 i = c;
             }
-            heap_[i] = e;
+            h[i] = e;
         }
-        ready_count_.store(n, memory_order_relaxed);
+        ready_count_.store(ready_count_.load(memory_order_relaxed) - 1, memory_order_relaxed);
+        return top;
+    }
+
+    // The maximum of a min-heap is one of its leaves (the second half); the
+    // last element then fills its slot, which stays a leaf, so it can only
+    // move up. O(r) for r ready threads on that worker: steals are rare.
+    ult* pop_max(dfs_deque& d) {
+        auto& h = d.heap;
+        std::size_t n = h.size();
+        std::size_t m = n / 2;
+        for (std::size_t i = n / 2 + 1; i < n; ++i)
+            if (h[i].key > h[m].key) m = i;
+        ult* top = h[m].u;
+        heap_entry e = h.back();
+        h.pop_back();
+        if (m < h.size()) sift_up(h, m, e);
+        ready_count_.store(ready_count_.load(memory_order_relaxed) - 1, memory_order_relaxed);
         return top;
     }
 
     // Touched on every operation, by every worker.
     alignas(64) spinlock lock_;
     dfs_order order_;
-    std::vector<heap_entry> heap_;
-    // Read without the lock by idle workers and empty picks.
+    std::unique_ptr<dfs_deque[]> deques_;
+    // Read without the lock by idle workers and empty picks; written under it.
     alignas(64) atomic<std::size_t> ready_count_{0};
     std::unique_ptr<dfs_counters[]> counters_;
 };
@@ -231,31 +342,26 @@ dfs_state& s(void* self) { return *static_cast<dfs_state*>(self); }
 
 const sched_policy_def dfs_policy = {
     .name = "dfs",
-    .description = "space-efficient depth-first order (seed 000): a forked child runs first, workers take "
-                   "the leftmost ready thread, memory quota WEFT_QUOTA",
-    .create =
-        [](int workers) -> void* {
-            auto* st = new dfs_state(workers);
-            st->workers = workers;
-            return st;
-        },
+    .description = "space-efficient depth-first order (seed 000, with DFDeques' per-worker deques): a forked "
+                   "child runs first, an idle worker takes the top of the leftmost deque, memory quota WEFT_QUOTA",
+    .create = [](int workers) -> void* { return new dfs_state(workers); },
     .destroy = [](void* self) { delete static_cast<dfs_state*>(self); },
     .spawn =
-        [](void* self, int, ult* parent, ult* child) {
-            s(self).spawn(parent, child);
+        [](void* self, int w, ult* parent, ult* child) {
+            s(self).spawn(w, parent, child);
             return true;
         },
     .ready =
-        [](void* self, int, ult* t, ready_reason why) {
-            if (why != ready_reason::preempted_by_child) s(self).ready(t);
+        [](void* self, int w, ult* t, ready_reason why) {
+            if (why != ready_reason::preempted_by_child) s(self).ready(w, t, why);
         },
-    .pick_next = [](void* self, int) { return s(self).pick(); },
-    .yield_swap = [](void* self, int, ult* t) { return s(self).yield_swap(t); },
+    .pick_next = [](void* self, int w) { return s(self).pick(w); },
+    .yield_swap = [](void* self, int w, ult* t) { return s(self).yield_swap(w, t); },
     .has_work = [](void* self, int) { return s(self).has_work(); },
     .on_block = [](void* self, int, ult* t) { s(self).on_block(t); },
     .on_exit = [](void* self, int, ult* t) { s(self).on_exit(t); },
-    .add_stats = [](void* self, weft_stats_t* out) { s(self).add_stats(out, s(self).workers); },
-    .reset_stats = [](void* self) { s(self).reset_stats(s(self).workers); },
+    .add_stats = [](void* self, weft_stats_t* out) { s(self).add_stats(out); },
+    .reset_stats = [](void* self) { s(self).reset_stats(); },
     .on_alloc = [](void* self, int w, ult*, std::size_t bytes, std::ptrdiff_t net,
                    std::size_t quota) { return s(self).on_alloc(w, bytes, net, quota); },
 };

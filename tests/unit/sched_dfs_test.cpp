@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -117,6 +118,57 @@ TEST(SchedDfs, several_workers_run_every_node_once) {
         serial_tree(expect, 1, 9);
         std::sort(expect.begin(), expect.end());
         EXPECT_EQ(ev, expect) << workers << " workers";
+    }
+}
+
+// An idle worker steals the top of the leftmost deque (rule 2, DFDeques): the
+// oldest, shallowest continuation, not the deepest. A chain R -> A -> B -> C
+// of forks on one worker leaves the continuations of R, A and B in its deque
+// (R at the top); C spins until one of them has resumed. The other worker is
+// idle, so the first continuation to resume must be R's, whichever moment the
+// thief looks at (R is the top from its fork on, and worker 0 pops nothing
+// while C spins). Under "the leftmost ready thread runs" it would be B's.
+struct steal_chain {
+    std::atomic<long> first_resumed{0};
+    std::atomic<bool> spin_timed_out{false};
+};
+struct steal_arg {
+    steal_chain* chain;
+    long id;  // 1 = R, 2 = A, 3 = B, 4 = C
+};
+void* steal_node(void* p) {
+    auto* a = static_cast<steal_arg*>(p);
+    if (a->id == 4) {
+        // Bounded: a failure must not hang the test.
+        for (long i = 0; i < 2'000'000'000 && a->chain->first_resumed.load() == 0; ++i) {
+        }
+        if (a->chain->first_resumed.load() == 0) a->chain->spin_timed_out = true;
+        return nullptr;
+    }
+    steal_arg kid{a->chain, a->id + 1};
+    weft_thread_t t;
+    EXPECT_EQ(weft_thread_create(&t, nullptr, &steal_node, &kid), 0);
+    long none = 0;
+    a->chain->first_resumed.compare_exchange_strong(none, a->id);
+    EXPECT_EQ(weft_thread_join(t, nullptr), 0);
+    return nullptr;
+}
+
+TEST(SchedDfs, idle_worker_steals_the_top_of_the_leftmost_deque) {
+    for (int round = 0; round < 20; ++round) {
+        steal_chain chain;
+        std::uint64_t steals = 0;
+        with_runtime("dfs", 2, 0, [&] {
+            ASSERT_EQ(weft_stats_reset(), 0);
+            steal_arg root{&chain, 1};
+            weft_thread_t t;
+            ASSERT_EQ(weft_thread_create(&t, nullptr, &steal_node, &root), 0);
+            ASSERT_EQ(weft_thread_join(t, nullptr), 0);
+            steals = stats().steals;
+        });
+        ASSERT_FALSE(chain.spin_timed_out) << "no continuation was stolen while the leaf spun";
+        EXPECT_EQ(chain.first_resumed.load(), 1) << "round " << round << ": 1 = R (the top), 3 = B (the bottom)";
+        EXPECT_GE(steals, 1u);
     }
 }
 
