@@ -386,6 +386,12 @@ void deepen_others(part* p) {
     }
 }
 
+void open_others(part* p) {
+    region* r = p->r;
+    for (int i = 0; i < r->nparts; ++i)
+        if (&r->parts[i] != p) r->parts[i].hot.fork_limit.store(0, memory_order_relaxed);
+}
+
 weft_fil_job_* reclaim_child(part* p, weft_fil_latch_* l) {
     region* r = p->r;
     for (int i = 0; i < r->nparts; ++i) {

@@ -187,6 +187,8 @@ weft_fil_job_* reclaim_child(part* p, weft_fil_latch_* l);
 void flush(part* p);
 // Lets the other participants fork from deeper frames (a hungry one waits).
 void deepen_others(part* p);
+// Lets the other participants fork from any frame (a hungry one goes to sleep).
+void open_others(part* p);
 
 // Wakes q if it sleeps (or is about to). Call after publishing what q waits for.
 void wake(part* q);
@@ -239,6 +241,10 @@ template <class Done, class Reclaim> void wait_until(part* p, Done done, Reclaim
             spins = 0;
             continue;
         }
+        // About to sleep: nobody deepens the others' limits any more, and a
+        // worker deep in a big pruned subtree would give nothing away until it
+        // climbed back to its limit (quadrature: milliseconds per steal).
+        if (r->receiver_initiated) open_others(p);
         sleep_announce(p);
         if (done() || work_visible(p)) {
             sleep_cancel(p);
