@@ -69,39 +69,46 @@ void filaments(matrix& m) {
     const int n = m.n;
     if (n < 2) return;
     double* a = m.a.data();
+    const int workers = weft_num_workers() > 0 ? weft_num_workers() : 1;
     int k = 0;  // the step; written only by after functions (every worker waits then)
     weft::reduction<pivot_candidate, better_pivot> best;
+    // One pool per worker in each set, rows cyclic: row i on worker i mod P
+    // (§4.4). The pivot pools hold rows k.. and the elimination pools rows
+    // k+1..: each after function refills the other set's pools for the next
+    // step (weft::pool::clear + add_range), so no sweep visits a finished row.
+    std::vector<weft::pool> pivot_pools, elimination_pools;
+    auto refill = [workers, n](std::vector<weft::pool>& pools, int from) {
+        for (int w = 0; w < workers; ++w) {
+            weft::pool& p = pools[static_cast<std::size_t>(w)];
+            p.clear();
+            p.add_range(from + ((w - from) % workers + workers) % workers, n, workers);
+        }
+    };
     weft::pool_set pivot(
         [&, a, n](int i, int) {
-            if (i < k) return;
             pivot_candidate& b = best.local();
             b = better_pivot{}(b, pivot_candidate_of(a, n, i, k));
         },
         [&] {
             apply_pivot(m, k, best.reduce().row);
             best.reset();
+            refill(elimination_pools, k + 1);
             return weft::next::continue_;
         });
-    weft::pool_set elimination(
-        [&k, a, n](int i, int) {
-            if (i <= k) return;
-            eliminate_row(a, n, i, k);
-        },
-        [&k, n] {
-            ++k;
-            return k + 1 < n ? weft::next::continue_ : weft::next::done;
-        });
-    // One pool per worker in each set, the same cyclic rows in both: row i on
-    // worker i mod P (§4.4).
-    const int workers = weft_num_workers() > 0 ? weft_num_workers() : 1;
+    weft::pool_set elimination([&k, a, n](int i, int) { eliminate_row(a, n, i, k); },
+                               [&] {
+                                   ++k;
+                                   if (k + 1 >= n) return weft::next::done;
+                                   refill(pivot_pools, k);
+                                   return weft::next::continue_;
+                               });
     for (int w = 0; w < workers; ++w) {
         const std::size_t rows = static_cast<std::size_t>((n - w + workers - 1) / workers);
-        weft::pool pp = pivot.add_pool(w, rows), pe = elimination.add_pool(w, rows);
-        for (int i = w; i < n; i += workers) {
-            pp.add(i);
-            pe.add(i);
-        }
+        pivot_pools.push_back(pivot.add_pool(w, rows));
+        elimination_pools.push_back(elimination.add_pool(w, rows));
     }
+    refill(pivot_pools, 0);
+    refill(elimination_pools, 1);
     weft::run(pivot, elimination);
 }
 

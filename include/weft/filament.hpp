@@ -607,6 +607,14 @@ public:
     // Adds the filament (i, j) (an 8-byte descriptor). Not while its set runs,
     // except from the set's after function.
     void add(int i, int j = 0) { weft::detail::check(weft_fil_create(h_, i, j), "weft::pool::add"); }
+    // Adds (i, j) for i = i0, i0 + istride, ... below i1 and j0 <= j < j1, row
+    // by row (weft_fil_create_range): a dense range in one call.
+    void add_range(int i0, int i1, int istride = 1, int j0 = 0, int j1 = 1) {
+        weft::detail::check(weft_fil_create_range(h_, i0, i1, istride, j0, j1), "weft::pool::add_range");
+    }
+    // Removes every filament (weft_fil_pool_clear); from the set's after
+    // function, with add/add_range after it, this shrinks the next sweeps.
+    void clear() { weft::detail::check(weft_fil_pool_clear(h_), "weft::pool::clear"); }
     std::size_t size() const { return weft_fil_pool_size(h_); }
     pool_path path() const { return static_cast<pool_path>(weft_fil_pool_path(h_)); }
     weft_fil_pool_t native_handle() const noexcept { return h_; }

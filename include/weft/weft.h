@@ -568,6 +568,20 @@ WEFT_API int weft_fil_pool_create(weft_fil_poolset_t ps, int worker, size_t capa
  * descriptor at the end of the pool's array.
  * Errors: EINVAL null pool; ENOMEM; EBUSY a region runs the pool's set. */
 WEFT_API int weft_fil_create(weft_fil_pool_t pool, int i, int j);
+/* Adds the filaments (i, j) for i = i0, i0 + istride, ... below i1 and for
+ * j0 <= j < j1, row by row, in one call: the dense range that
+ * weft_fil_pool_path reports as WEFT_FIL_PATH_DENSE_1D/2D when it is all the
+ * pool holds. Adds nothing if i1 <= i0 or j1 <= j0 (an empty range, as a loop
+ * over it). Same contexts as weft_fil_create.
+ * Errors: EINVAL null pool or istride < 1; ENOMEM (the pool is then
+ * unchanged). */
+WEFT_API int weft_fil_create_range(weft_fil_pool_t pool, int i0, int i1, int istride, int j0, int j1);
+/* Removes every filament of a pool (the pool stays in its set, placed where it
+ * was; an empty pool's sweep runs nothing). Same contexts as
+ * weft_fil_create: outside a region running the set, or from the set's own
+ * after function — to shrink the work of the next sweeps (clear, then add what
+ * remains). Errors: EINVAL null pool or a parallel_for chunk. */
+WEFT_API int weft_fil_pool_clear(weft_fil_pool_t pool);
 /* Number of filaments in a pool. */
 WEFT_API size_t weft_fil_pool_size(weft_fil_pool_t pool);
 

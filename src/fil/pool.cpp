@@ -160,6 +160,33 @@ WEFT_API int weft_fil_create(weft_fil_pool_t pool, int i, int j) {
     return 0;
 }
 
+WEFT_API int weft_fil_create_range(weft_fil_pool_t pool, int i0, int i1, int istride, int j0, int j1) {
+    if (pool == nullptr || pool->is_range || istride < 1) return EINVAL;
+    if (i1 <= i0 || j1 <= j0) return 0;  // an empty range, as a loop over it would be
+    const std::size_t rows = (static_cast<std::size_t>(i1 - i0) + static_cast<std::size_t>(istride) - 1) /
+                             static_cast<std::size_t>(istride);
+    const std::size_t cols = static_cast<std::size_t>(j1 - j0);
+    const std::size_t before = pool->descs.size();
+    try {
+        pool->descs.reserve(before + rows * cols);
+    } catch (const std::exception&) {  // bad_alloc, or length_error past max_size
+        return ENOMEM;
+    }
+    // 64-bit index: i may step past INT_MAX on its way out of the loop.
+    for (std::int64_t i = i0; i < i1; i += istride)
+        for (int j = j0; j < j1; ++j) pool->descs.push_back(desc{static_cast<std::int32_t>(i), j});
+    pool->dirty = true;
+    stats_add_created(rows * cols);
+    return 0;
+}
+
+WEFT_API int weft_fil_pool_clear(weft_fil_pool_t pool) {
+    if (pool == nullptr || pool->is_range) return EINVAL;
+    pool->descs.clear();
+    pool->dirty = true;
+    return 0;
+}
+
 WEFT_API size_t weft_fil_pool_size(weft_fil_pool_t pool) { return pool != nullptr ? pool->descs.size() : 0; }
 
 WEFT_API int weft_fil_pool_path(weft_fil_pool_t pool) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "support/fil_fib.hpp"
+#include "support/weft_test.hpp"
 #include "weft/filament.hpp"
 
 namespace {
@@ -81,11 +82,6 @@ TEST_P(FilRegionConcurrency, nested_regions) {
 }
 
 INSTANTIATE_TEST_SUITE_P(workers, FilRegionConcurrency, ::testing::Values(1, 2, 4),
-                         [](const auto& info) {
-                             // Not "w" + to_string(..): GCC 12 warns (-Wrestrict, a false positive).
-                             std::string name = "w";
-                             name += std::to_string(info.param);
-                             return name;
-                         });
+                         wt::worker_count_name{});
 
 }  // namespace

@@ -284,4 +284,14 @@ inline weft_mutex_t make_mutex(int type) {
     return m;
 }
 
+// Names the instances of a suite parameterised by a worker count: "w1", "w2"...
+// (Not "w" + to_string(..): GCC 12 warns there, -Wrestrict, a false positive.)
+struct worker_count_name {
+    std::string operator()(const ::testing::TestParamInfo<int>& info) const {
+        std::string name = "w";
+        name += std::to_string(info.param);
+        return name;
+    }
+};
+
 }  // namespace wt

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "support/weft_test.hpp"
 #include "weft/weft.h"
 
 extern "C" {
@@ -69,6 +70,6 @@ TEST_P(FilCApi, errors) {
 }
 
 INSTANTIATE_TEST_SUITE_P(workers, FilCApi, ::testing::Values(1, 2, 4),
-                         [](const auto& info) { return "w" + std::to_string(info.param); });
+                         wt::worker_count_name{});
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "support/fil_fib.hpp"
+#include "support/weft_test.hpp"
 #include "weft/filament.hpp"
 
 namespace {
@@ -55,7 +56,7 @@ TEST_P(FilForkJoin, exception_reaches_caller) {
 }
 
 INSTANTIATE_TEST_SUITE_P(workers, FilForkJoin, ::testing::Values(1, 2, 4),
-                         [](const auto& info) { return "w" + std::to_string(info.param); });
+                         wt::worker_count_name{});
 
 }  // namespace
 

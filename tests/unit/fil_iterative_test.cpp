@@ -3,11 +3,15 @@
 // statistics), back-and-forth order, reductions, exceptions (seed 004 §2.1-2.2, §3.1).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <mutex>
 #include <cmath>
 #include <functional>
 #include <stdexcept>
 #include <vector>
 
+#include "support/weft_test.hpp"
 #include "weft/filament.hpp"
 
 namespace {
@@ -125,6 +129,96 @@ TEST_P(FilIterative, recognizer_paths_and_identical_results) {
     EXPECT_EQ(s.pools_general, 1u);
 }
 
+TEST_P(FilIterative, create_range_adds_what_nested_creates_add) {
+    // Same descriptors, same paths, same results as one weft_fil_create each.
+    const int n = 30;
+    auto run_with = [&](bool range, int i0, int i1, int s, int j0, int j1, weft::pool_path* path) {
+        std::vector<long> cell(n * n, 0);
+        weft::pool_set ps([&](int i, int j) { cell[i * n + j] += i * 1000 + j + 1; });
+        weft::pool p = ps.add_pool(0);
+        if (range) {
+            p.add_range(i0, i1, s, j0, j1);
+        } else {
+            for (int i = i0; i < i1; i += s)
+                for (int j = j0; j < j1; ++j) p.add(i, j);
+        }
+        EXPECT_EQ(p.size(), static_cast<std::size_t>((i1 - i0 + s - 1) / s * (j1 - j0)));
+        weft::run(ps);
+        *path = p.path();
+        return cell;
+    };
+    struct shape {
+        int i0, i1, s, j0, j1;
+        weft::pool_path path;
+    };
+    for (shape sh : {shape{2, 29, 1, 5, 6, weft::pool_path::dense_1d}, shape{1, 30, 4, 0, 30, weft::pool_path::dense_2d},
+                     shape{3, 4, 1, 2, 9, weft::pool_path::dense_1d}, shape{7, 7, 1, 0, 5, weft::pool_path::dense_1d}}) {
+        weft::pool_path a, b;
+        EXPECT_EQ(run_with(true, sh.i0, sh.i1, sh.s, sh.j0, sh.j1, &a),
+                  run_with(false, sh.i0, sh.i1, sh.s, sh.j0, sh.j1, &b));
+        EXPECT_EQ(a, b);
+        if (sh.i1 > sh.i0) {
+            EXPECT_EQ(a, sh.path) << sh.i0 << ".." << sh.i1 << " step " << sh.s;
+        }
+    }
+    weft_fil_poolset_t ps;
+    ASSERT_EQ(weft_fil_poolset_create(&ps, [](int, int, void*) {}, nullptr, nullptr), 0);
+    weft_fil_pool_t p;
+    ASSERT_EQ(weft_fil_pool_create(ps, 0, 0, &p), 0);
+    EXPECT_EQ(weft_fil_create_range(nullptr, 0, 1, 1, 0, 1), EINVAL);
+    EXPECT_EQ(weft_fil_create_range(p, 0, 4, 0, 0, 1), EINVAL);   // stride < 1
+    EXPECT_EQ(weft_fil_pool_size(p), 0u);
+    EXPECT_EQ(weft_fil_create_range(p, 5, 4, 1, 0, 1), 0);  // empty ranges add nothing
+    EXPECT_EQ(weft_fil_create_range(p, 0, 4, 1, 3, 2), 0);
+    EXPECT_EQ(weft_fil_create_range(p, 0, 4, 1, 0, 0), 0);
+    EXPECT_EQ(weft_fil_pool_size(p), 0u);
+    EXPECT_EQ(weft_fil_create_range(p, 0, 4, 1, 0, 2), 0);
+    EXPECT_EQ(weft_fil_pool_size(p), 8u);
+    EXPECT_EQ(weft_fil_pool_clear(p), 0);
+    EXPECT_EQ(weft_fil_pool_size(p), 0u);
+    EXPECT_EQ(weft_fil_pool_clear(nullptr), EINVAL);
+    EXPECT_EQ(weft_fil_poolset_destroy(ps), 0);
+}
+
+TEST_P(FilIterative, after_function_shrinks_the_pools) {
+    // Each sweep drops the lowest remaining index: the after function clears
+    // every pool and adds back the rows above the step, cyclically placed (the
+    // LU pattern). Sweep k must run exactly the indices k..n-1.
+    const int n = 24;
+    int step = 0;
+    std::vector<std::vector<int>> ran(n);
+    std::mutex m;
+    std::vector<weft::pool> pools;
+    weft::pool_set ps(
+        [&](int i, int) {
+            std::lock_guard<std::mutex> g(m);
+            ran[static_cast<std::size_t>(step)].push_back(i);
+        },
+        [&] {
+            ++step;
+            if (step == n) return weft::next::done;
+            const int p = static_cast<int>(pools.size());
+            for (int w = 0; w < p; ++w) {
+                pools[static_cast<std::size_t>(w)].clear();
+                int first = step + ((w - step % p) % p + p) % p;  // the first row >= step on worker w
+                pools[static_cast<std::size_t>(w)].add_range(first, n, p);
+            }
+            return weft::next::continue_;
+        });
+    pools = ps.add_pools();
+    for (int w = 0; w < static_cast<int>(pools.size()); ++w) pools[static_cast<std::size_t>(w)].add_range(w, n, static_cast<int>(pools.size()));
+    weft::run(ps);
+    ASSERT_EQ(step, n);
+    for (int k = 0; k < n; ++k) {
+        std::vector<int> got = ran[static_cast<std::size_t>(k)];
+        std::sort(got.begin(), got.end());
+        std::vector<int> want;
+        for (int i = k; i < n; ++i) want.push_back(i);
+        EXPECT_EQ(got, want) << "sweep " << k;
+    }
+    EXPECT_EQ(weft::filament_stats().pools_general, 0u);  // every shrunk pool stayed a dense range
+}
+
 TEST_P(FilIterative, back_and_forth_order) {
     std::vector<int> order;
     int sweeps = 0;
@@ -238,6 +332,6 @@ TEST_P(FilIterative, exception_cancels_region) {
 }
 
 INSTANTIATE_TEST_SUITE_P(workers, FilIterative, ::testing::Values(1, 2, 4),
-                         [](const auto& info) { return "w" + std::to_string(info.param); });
+                         wt::worker_count_name{});
 
 }  // namespace
