@@ -34,7 +34,7 @@ static int convergence_check(void *arg) {
 }
 
 /* Returns the iterations, or -1 on an error; *center receives a grid value. */
-int fil_c_jacobi(double *center, int *path) {
+int fil_c_jacobi(double *center, int *path, int by_rows) {
     weft_fil_poolset_t ps;
     weft_fil_pool_t pools[64];
     int i, j, w = weft_num_workers();
@@ -48,8 +48,14 @@ int fil_c_jacobi(double *center, int *path) {
     if (weft_fil_red_create(&maxdiff, WEFT_FIL_DOUBLE, 0, NULL) != 0) return -1;
     if (weft_fil_poolset_create(&ps, jacobi, convergence_check, NULL) != 0) return -1;
     if (w > 64 || weft_fil_pools_create(ps, (size_t)N * N, pools) != 0) return -1;
-    for (i = 1; i < N - 1; ++i)
-        for (j = 1; j < N - 1; ++j) weft_fil_create(pools[(i - 1) * w / (N - 2)], i, j);
+    for (i = 1; i < N - 1; ++i) {
+        if (by_rows) {
+            /* a row of filaments in one call */
+            if (weft_fil_create_range(pools[(i - 1) * w / (N - 2)], i, i + 1, 1, 1, N - 1) != 0) return -1;
+        } else {
+            for (j = 1; j < N - 1; ++j) weft_fil_create(pools[(i - 1) * w / (N - 2)], i, j);
+        }
+    }
     if (weft_fil_start() != 0) return -1;
     *center = oldg[N / 2][N / 2];
     *path = weft_fil_pool_path(pools[0]);

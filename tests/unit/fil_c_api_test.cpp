@@ -8,7 +8,7 @@
 #include "weft/weft.h"
 
 extern "C" {
-int fil_c_jacobi(double* center, int* path);
+int fil_c_jacobi(double* center, int* path, int by_rows);
 double fil_c_quad(double a, double b, int tree_only);
 double fil_c_quad_start(double a, double b);
 int fil_c_reduce_ops(void);
@@ -37,12 +37,13 @@ protected:
 TEST_P(FilCApi, jacobi_start) {
     double c1 = 0, c2 = 0;
     int p1 = 0, p2 = 0;
-    int it1 = fil_c_jacobi(&c1, &p1);
+    int it1 = fil_c_jacobi(&c1, &p1, 0);
     ASSERT_GT(it1, 1);
-    int it2 = fil_c_jacobi(&c2, &p2);
+    int it2 = fil_c_jacobi(&c2, &p2, 1);  // the same filaments, a row per weft_fil_create_range
     EXPECT_EQ(it1, it2);
     EXPECT_EQ(c1, c2);
     EXPECT_EQ(p1, WEFT_FIL_PATH_DENSE_2D);
+    EXPECT_EQ(p2, WEFT_FIL_PATH_DENSE_2D);
 }
 
 TEST_P(FilCApi, quadrature_fork_join) {
