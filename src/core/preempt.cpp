@@ -29,7 +29,6 @@ ult* fork_dummy(std::uintptr_t subtree) {
     ult* u = nullptr;
     if (create_ult(w, &dummy_attr, &dummy_main, reinterpret_cast<void*>(subtree), 0, nullptr, &u) != 0)
         return nullptr;
-    u->dummy = true;
     launch_ult(w, u);  // under dfs the child runs at once; we resume after it yields the worker
     return u;
 }

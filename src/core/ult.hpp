@@ -60,7 +60,6 @@ struct ult {
     ult_kind kind = ult_kind::regular;
     bool own_stack = false;  // the control block is heap-allocated (main, idle)
     bool started = false;    // handed to the scheduler (create_inplace threads start later)
-    bool dummy = false;      // a dummy thread of weft's allocator (src/core/preempt.cpp)
     std::uint32_t magic = ult_magic_live;
 
     // Work/span measurement (profile.hpp): longest path of running time, in

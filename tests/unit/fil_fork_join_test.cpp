@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -102,6 +104,79 @@ TEST(FilForkJoinBalance, unbalanced_tree_runs_on_both_workers) {
     weft_fil_stats_t all = weft::filament_stats();
     EXPECT_GT(all.forks_pruned, 0u);
     EXPECT_GT(all.forks, 20u);
+    ASSERT_EQ(weft_finalize(), 0);
+}
+
+// A worker deep below its fork limit still feeds a worker that went to sleep
+// hungry. The chain's first fork is the tree send to the other worker; the
+// next one (the other worker hungry again) is a receiver-initiated fork,
+// which sets the root worker's limit to its frame. Every later level of the
+// chain sits 4 KiB deeper: far below what a hungry worker's spinning lowers
+// the limit by (8 steps of 64 bytes), and the chain never climbs back above
+// it until it ends. The chain then waits until the other worker, having run
+// that second leaf, has gone to sleep (its sleep count grows past the one
+// the leaf saw), and goes on joining. Those joins must still give it work:
+// going to sleep opens the others' limits. Without that (checked by
+// disabling the call) every later leaf runs on the root's worker.
+struct chain_state {
+    int root_worker = -1;
+    std::atomic<int> leaves_elsewhere{0};
+    std::atomic<std::uint64_t> sleeps_at_leaf{0};  // the other worker's, when it ran its last leaf
+    std::atomic<bool> other_slept{false};
+    std::atomic<int> leaves_after_sleep{0};
+    std::atomic<bool> timed_out{false};
+};
+chain_state g_chain;
+
+void spin_us(long us) {
+    auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+}
+
+void wait_until_other_sleeps_again() {
+    const int other = 1 - g_chain.root_worker;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (weft::filament_stats(other).sleeps <= g_chain.sleeps_at_leaf.load()) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            g_chain.timed_out = true;
+            break;
+        }
+    }
+    g_chain.other_slept = true;
+}
+
+long chain_leaf() {
+    const int me = weft_worker_id();
+    if (me != g_chain.root_worker) {
+        if (g_chain.other_slept.load()) g_chain.leaves_after_sleep.fetch_add(1);
+        g_chain.sleeps_at_leaf = weft::filament_stats(me).sleeps;
+        g_chain.leaves_elsewhere.fetch_add(1);
+    }
+    return 1;
+}
+
+long deep_chain(int depth) {
+    volatile char frame[4096];  // keeps every level's join 4 KiB below the last
+    frame[0] = static_cast<char>(depth);
+    if (depth == 0) return 0;
+    if (!g_chain.other_slept.load() && g_chain.leaves_elsewhere.load() >= 2) wait_until_other_sleeps_again();
+    spin_us(100);
+    auto [a, b] = weft::join([=] { return deep_chain(depth - 1); }, [] { return chain_leaf(); });
+    return a + b + frame[0] * 0;
+}
+
+TEST(FilForkJoinBalance, sleeping_worker_gets_work_from_below_the_fork_limit) {
+    weft_config_t cfg{};
+    cfg.workers = 2;
+    ASSERT_EQ(weft_init(&cfg), 0);
+    ASSERT_EQ(weft_fil_stats_reset(), 0);
+    g_chain.root_worker = weft_worker_id();
+    ASSERT_TRUE(g_chain.root_worker == 0 || g_chain.root_worker == 1);
+    EXPECT_EQ(weft::fork_join([] { return deep_chain(60); }), 60);
+    ASSERT_TRUE(g_chain.other_slept.load()) << "the other worker ran fewer than 2 leaves before the chain ended";
+    ASSERT_FALSE(g_chain.timed_out.load()) << "the other worker never went to sleep";
+    EXPECT_GT(g_chain.leaves_after_sleep.load(), 0);
     ASSERT_EQ(weft_finalize(), 0);
 }
 
