@@ -113,18 +113,22 @@ TEST(FilForkJoinBalance, unbalanced_tree_runs_on_both_workers) {
 // which sets the root worker's limit to its frame. Every later level of the
 // chain sits 4 KiB deeper: far below what a hungry worker's spinning lowers
 // the limit by (8 steps of 64 bytes), and the chain never climbs back above
-// it until it ends. The chain then waits until the other worker, having run
-// that second leaf, has gone to sleep (its sleep count grows past the one
-// the leaf saw), and goes on joining. Those joins must still give it work:
-// going to sleep opens the others' limits. Without that (checked by
-// disabling the call) every later leaf runs on the root's worker.
+// it until it ends. The chain waits until the other worker, having run that
+// second leaf, has gone to sleep (its sleep count grows past the one the leaf
+// saw); the next join must then fork — going to sleep opened the others'
+// limits — and the level below it waits (bounded) until the sleeper has woken
+// and run that leaf, so that a slow wake-up on a loaded machine cannot let the
+// root worker take the leaf back first. Without the opening (checked by
+// disabling the call) no join forks again and the wait times out.
 struct chain_state {
     int root_worker = -1;
     std::atomic<int> leaves_elsewhere{0};
     std::atomic<std::uint64_t> sleeps_at_leaf{0};  // the other worker's, when it ran its last leaf
     std::atomic<bool> other_slept{false};
     std::atomic<int> leaves_after_sleep{0};
+    std::atomic<int> sleep_seen_at{-1};  // the chain level that saw the other worker asleep
     std::atomic<bool> timed_out{false};
+    std::atomic<bool> leaf_wait_timed_out{false};
 };
 chain_state g_chain;
 
@@ -160,7 +164,18 @@ long deep_chain(int depth) {
     volatile char frame[4096];  // keeps every level's join 4 KiB below the last
     frame[0] = static_cast<char>(depth);
     if (depth == 0) return 0;
-    if (!g_chain.other_slept.load() && g_chain.leaves_elsewhere.load() >= 2) wait_until_other_sleeps_again();
+    if (!g_chain.other_slept.load() && g_chain.leaves_elsewhere.load() >= 2) {
+        wait_until_other_sleeps_again();
+        g_chain.sleep_seen_at = depth;
+    } else if (depth == g_chain.sleep_seen_at.load() - 1) {
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (g_chain.leaves_after_sleep.load() == 0) {
+            if (std::chrono::steady_clock::now() > deadline) {
+                g_chain.leaf_wait_timed_out = true;
+                break;
+            }
+        }
+    }
     spin_us(100);
     auto [a, b] = weft::join([=] { return deep_chain(depth - 1); }, [] { return chain_leaf(); });
     return a + b + frame[0] * 0;
@@ -176,6 +191,7 @@ TEST(FilForkJoinBalance, sleeping_worker_gets_work_from_below_the_fork_limit) {
     EXPECT_EQ(weft::fork_join([] { return deep_chain(60); }), 60);
     ASSERT_TRUE(g_chain.other_slept.load()) << "the other worker ran fewer than 2 leaves before the chain ended";
     ASSERT_FALSE(g_chain.timed_out.load()) << "the other worker never went to sleep";
+    EXPECT_FALSE(g_chain.leaf_wait_timed_out.load()) << "no join forked for the sleeping worker in 10 s";
     EXPECT_GT(g_chain.leaves_after_sleep.load(), 0);
     ASSERT_EQ(weft_finalize(), 0);
 }
