@@ -16,6 +16,12 @@ namespace weft::apps::lu {
 
 matrix::matrix(int n_) : n(n_), a(static_cast<std::size_t>(n_) * n_), perm(static_cast<std::size_t>(n_), -1) {}
 
+namespace {
+// The first row at or after `from` that worker w owns when rows are dealt
+// cyclically over `workers` (row i to worker i mod workers).
+int first_cyclic_row(int from, int w, int workers) { return from + ((w - from) % workers + workers) % workers; }
+}  // namespace
+
 void serial(matrix& m) {
     const int n = m.n;
     double* a = m.a.data();
@@ -52,13 +58,12 @@ void coarse(matrix& m, int workers) {
     std::barrier sync(workers, complete);
     auto work = [&](int t) {
         // Rows t, t + P, ...: the first one > k is found from k each step.
-        auto first_row = [&](int from) { return from + ((t - from) % workers + workers) % workers; };
         while (k + 1 < n) {
             pivot_candidate best;
-            for (int i = first_row(k); i < n; i += workers) best = better_pivot{}(best, pivot_candidate_of(a, n, i, k));
+            for (int i = first_cyclic_row(k, t, workers); i < n; i += workers) best = better_pivot{}(best, pivot_candidate_of(a, n, i, k));
             candidates[static_cast<std::size_t>(t)].c = best;
             sync.arrive_and_wait();
-            for (int i = first_row(k + 1); i < n; i += workers) eliminate_row(a, n, i, k);
+            for (int i = first_cyclic_row(k + 1, t, workers); i < n; i += workers) eliminate_row(a, n, i, k);
             sync.arrive_and_wait();
         }
     };
@@ -81,7 +86,7 @@ void filaments(matrix& m) {
         for (int w = 0; w < workers; ++w) {
             weft::pool& p = pools[static_cast<std::size_t>(w)];
             p.clear();
-            p.add_range(from + ((w - from) % workers + workers) % workers, n, workers);
+            p.add_range(first_cyclic_row(from, w, workers), n, workers);
         }
     };
     weft::pool_set pivot(

@@ -99,9 +99,11 @@ void multiply(Exec& ex, view a, view b, view c, std::size_t n, std::size_t leaf)
 // Every matrix and temporary starts on a cache line (all versions alike).
 // malloc's 16-byte alignment put each row of a leaf block across a line that
 // it shared with the block beside it; two workers computing neighbouring
-// blocks at once (dfs keeps them in the same subtree) then fought over those
-// lines: 2.7 G more cycles and 31 M more cache misses per 5 runs at n = 1024,
-// the same instructions (perf stat, docs/design/dfs.md).
+// blocks at once (dfs, with one ready heap, kept them in the same subtree)
+// then fought over those lines: aligning took that dfs from 10.9 to 9.7 G
+// cycles for 5 runs at n = 1024 on 2 workers (1.11x -> 1.39x over serial),
+// the same instructions; ws, whose workers stay apart, did not move
+// (perf stat, docs/design/dfs.md).
 inline constexpr std::size_t matrix_alignment = 64;
 
 inline void* allocate_matrix_bytes(std::size_t bytes) {

@@ -182,6 +182,4 @@ worker* block(worker* w, std::uint32_t* lock) { return block_inline(w, lock); }
 
 void exit_current(worker* w) { exit_inline(w); }
 
-worker* start(worker* w, ult* child) { return start_inline(w, child); }
-
 }  // namespace weft::detail

@@ -157,8 +157,6 @@ worker* block(worker* w, std::uint32_t* lock);
 [[noreturn]] void exit_current(worker* w);
 // Moves the current ult to the worker it is pinned to (suspends it here).
 worker* migrate(worker* w);
-// Starts a new ult as the policy says (the parent may be preempted by it).
-worker* start(worker* w, ult* child);
 // Makes t runnable. w is the calling worker or null (external caller).
 void make_ready(worker* w, ult* t, ready_reason why);
 // Preemption by the runtime (src/core/preempt.cpp), used by weft's allocator

@@ -163,12 +163,12 @@ WEFT_API int weft_fil_create(weft_fil_pool_t pool, int i, int j) {
 WEFT_API int weft_fil_create_range(weft_fil_pool_t pool, int i0, int i1, int istride, int j0, int j1) {
     if (pool == nullptr || pool->is_range || istride < 1) return EINVAL;
     if (i1 <= i0 || j1 <= j0) return 0;  // an empty range, as a loop over it would be
-    const std::size_t rows = (static_cast<std::size_t>(i1 - i0) + static_cast<std::size_t>(istride) - 1) /
-                             static_cast<std::size_t>(istride);
+    // 64-bit: i1 - i0 may not fit an int.
+    const std::size_t rows = static_cast<std::size_t>(
+        (static_cast<std::int64_t>(i1) - i0 + istride - 1) / istride);
     const std::size_t cols = static_cast<std::size_t>(j1 - j0);
-    const std::size_t before = pool->descs.size();
     try {
-        pool->descs.reserve(before + rows * cols);
+        pool->descs.reserve(pool->descs.size() + rows * cols);
     } catch (const std::exception&) {  // bad_alloc, or length_error past max_size
         return ENOMEM;
     }

@@ -174,6 +174,8 @@ TEST_P(FilIterative, create_range_adds_what_nested_creates_add) {
     EXPECT_EQ(weft_fil_pool_size(p), 0u);
     EXPECT_EQ(weft_fil_create_range(p, 0, 4, 1, 0, 2), 0);
     EXPECT_EQ(weft_fil_pool_size(p), 8u);
+    EXPECT_EQ(weft_fil_create_range(p, -3, 3, 2, 5, 6), 0);  // rows -3, -1, 1
+    EXPECT_EQ(weft_fil_pool_size(p), 11u);
     EXPECT_EQ(weft_fil_pool_clear(p), 0);
     EXPECT_EQ(weft_fil_pool_size(p), 0u);
     EXPECT_EQ(weft_fil_pool_clear(nullptr), EINVAL);
