@@ -2,12 +2,17 @@
 // every application in its serial, coarse-grain, filaments and peer versions,
 // at each worker count, with the ratios the paper's Tables 1-4 report.
 //
-// Per application: the serial version runs first (no runtime involved) and is
-// the reference every other version's output is checked against (a mismatch
-// stops the run: a fast wrong answer is not a result). Then, per --workers
-// count, weft is started with that many workers and each version runs one
-// untimed warm-up round and --rounds timed rounds. Peers run last, so that an
-// OpenMP team spinning after its region does not steal the CPUs of weft.
+// Per application: a reference instance runs the serial version first (no
+// runtime involved); every timed run's output is checked against it (a
+// mismatch stops the run: a fast wrong answer is not a result). Then, per
+// --workers count, weft is started with that many workers, each version runs
+// one untimed warm-up round, and the --rounds timed rounds are interleaved:
+// round r runs serial, coarse-grain and filaments in turn. This VM's speed
+// drifts by 5-10% over minutes; run back to back, each version would get its
+// own stretch of the drift, interleaved they share it, and a ratio compares
+// like with like. The serial figure pools every block's serial rounds. Peers
+// run last (their own warm-up and rounds), so that an OpenMP team spinning
+// after its region does not steal the CPUs of weft.
 //
 // One JSON line per (application, version, workers):
 //   app, version, workers, size, time_s (median; _spread/_min/_max),
@@ -29,27 +34,6 @@ namespace weft::bench::filaments {
 namespace {
 
 using apps::version;
-
-// Runs version v of inst once after a reset (the reset is not timed).
-struct timed_run {
-    apps::instance& inst;
-    version v;
-    int workers;
-    std::uint64_t run() {
-        inst.reset();
-        std::uint64_t t0 = now_ns();
-        inst.run(v, workers);
-        return now_ns() - t0;
-    }
-};
-
-summary time_version(apps::instance& inst, version v, int workers, int rounds) {
-    timed_run t{inst, v, workers};
-    t.run();  // warm-up
-    std::vector<double> s;
-    for (int r = 0; r < rounds; ++r) s.push_back(static_cast<double>(t.run()) * 1e-9);
-    return summarize(s);
-}
 
 std::vector<const apps::app*> selected_apps(const std::string& arg) {
     std::vector<const apps::app*> out;
@@ -74,10 +58,25 @@ std::vector<const apps::app*> selected_apps(const std::string& arg) {
     return out;
 }
 
+// One run of version v of inst, timed (the reset before it is not), and its
+// output checked against the reference: a fast wrong answer is not a result.
+double timed_checked_run(apps::instance& inst, const apps::instance& reference, const apps::app& a, version v,
+                         int workers) {
+    inst.reset();
+    const std::uint64_t t0 = now_ns();
+    inst.run(v, workers);
+    const double s = static_cast<double>(now_ns() - t0) * 1e-9;
+    if (std::string diff = inst.compare(reference); !diff.empty())
+        die("filaments: %s %s on %d workers differs from serial: %s", a.name, apps::version_name(v), workers,
+            diff.c_str());
+    return s;
+}
+
 int run(context& ctx) {
     const int rounds = static_cast<int>(ctx.opts().integer("rounds"));
     const long size_opt = static_cast<long>(ctx.opts().integer("size"));
     const bool demo_sizes = ctx.opts().flag("demo-sizes");
+    const bool no_peers = ctx.opts().flag("no-peers");
     const std::vector<const apps::app*> chosen = selected_apps(ctx.opts().string("app"));
     if (size_opt && chosen.size() != 1) die("filaments: --size needs exactly one --app (sizes differ per application)");
     std::vector<std::string> ws = ctx.opts().list("workers");
@@ -94,7 +93,50 @@ int run(context& ctx) {
         reference->reset();
         reference->run(version::serial, 1);
         auto inst = apps::make_instance(*a, size);
-        summary serial = time_version(*inst, version::serial, 1, rounds);
+
+        // weft's side (serial, coarse-grain, filaments) and the peers.
+        std::vector<version> ours, peers;
+        for (version v : apps::versions_of(*a)) {
+            if (v == version::omp || v == version::tbb) {
+                if (!no_peers) peers.push_back(v);
+            } else {
+                ours.push_back(v);
+            }
+        }
+
+        struct block {
+            int workers;
+            std::map<version, summary> times;
+            weft_fil_stats_t st{};
+        };
+        std::vector<block> blocks;
+        std::vector<double> serial_samples;  // every block's serial rounds
+        for (const std::string& w : ws) {
+            weft_config_t cfg{};
+            cfg.workers = std::stoi(w);
+            check(weft_init(&cfg), "weft_init");
+            block b{cfg.workers, {}, {}};
+            for (version v : ours) (void)timed_checked_run(*inst, *reference, *a, v, cfg.workers);  // warm-up
+            check(weft_fil_stats_reset(), "weft_fil_stats_reset");
+            std::map<version, std::vector<double>> samples;
+            for (int r = 0; r < rounds; ++r)
+                for (version v : ours) samples[v].push_back(timed_checked_run(*inst, *reference, *a, v, cfg.workers));
+            // Only the filaments version makes filaments: these are its timed rounds.
+            check(weft_fil_stats_get(&b.st), "weft_fil_stats_get");
+            for (version v : peers) {
+                (void)timed_checked_run(*inst, *reference, *a, v, cfg.workers);  // warm-up
+                for (int r = 0; r < rounds; ++r)
+                    samples[v].push_back(timed_checked_run(*inst, *reference, *a, v, cfg.workers));
+            }
+            check(weft_finalize(), "weft_finalize");
+            for (auto& [v, s] : samples) {
+                if (v == version::serial) serial_samples.insert(serial_samples.end(), s.begin(), s.end());
+                else b.times[v] = summarize(s);
+            }
+            blocks.push_back(std::move(b));
+        }
+
+        const summary serial = summarize(serial_samples);
         {
             json_object rec = ctx.record();
             rec.add("app", a->name).add("version", "serial").add("workers", 1).add("size", size);
@@ -102,51 +144,34 @@ int run(context& ctx) {
             add_provenance(rec);
             ctx.emit(rec);
         }
-        for (const std::string& w : ws) {
-            weft_config_t cfg{};
-            cfg.workers = std::stoi(w);
-            check(weft_init(&cfg), "weft_init");
-            std::map<version, summary> times;
-            weft_fil_stats_t st{};
-            std::vector<version> order = apps::versions_of(*a);
-            for (version v : order) {
-                if (v == version::serial) continue;
-                if (v == version::filaments) check(weft_fil_stats_reset(), "weft_fil_stats_reset");
-                times[v] = time_version(*inst, v, cfg.workers, rounds);
-                if (v == version::filaments) check(weft_fil_stats_get(&st), "weft_fil_stats_get");
-                if (std::string diff = inst->compare(*reference); !diff.empty())
-                    die("filaments: %s %s on %d workers differs from serial: %s", a->name, apps::version_name(v),
-                        cfg.workers, diff.c_str());
-            }
-            check(weft_finalize(), "weft_finalize");
-
-            const double coarse = times[version::coarse].median;
-            for (auto& [v, s] : times) {
+        for (block& b : blocks) {
+            const double coarse = b.times[version::coarse].median;
+            for (auto& [v, s] : b.times) {
                 json_object rec = ctx.record();
-                rec.add("app", a->name).add("version", apps::version_name(v)).add("workers", cfg.workers);
+                rec.add("app", a->name).add("version", apps::version_name(v)).add("workers", b.workers);
                 rec.add("size", size).add_summary("time_s", s);
                 rec.add("vs_serial", serial.median / s.median).add("vs_coarse", coarse / s.median);
                 if (v == version::filaments) {
-                    rec.add("filaments_created", static_cast<unsigned long long>(st.filaments_created))
-                        .add("filaments_run", static_cast<unsigned long long>(st.filaments_run))
-                        .add("forks", static_cast<unsigned long long>(st.forks))
-                        .add("forks_pruned", static_cast<unsigned long long>(st.forks_pruned))
-                        .add("steals", static_cast<unsigned long long>(st.steals))
-                        .add("pools_coarsened", static_cast<unsigned long long>(st.pools_dense_1d + st.pools_dense_2d))
-                        .add("pools_general", static_cast<unsigned long long>(st.pools_general))
-                        .add("sweeps", static_cast<unsigned long long>(st.sweeps));
+                    rec.add("filaments_created", static_cast<unsigned long long>(b.st.filaments_created))
+                        .add("filaments_run", static_cast<unsigned long long>(b.st.filaments_run))
+                        .add("forks", static_cast<unsigned long long>(b.st.forks))
+                        .add("forks_pruned", static_cast<unsigned long long>(b.st.forks_pruned))
+                        .add("steals", static_cast<unsigned long long>(b.st.steals))
+                        .add("pools_coarsened", static_cast<unsigned long long>(b.st.pools_dense_1d + b.st.pools_dense_2d))
+                        .add("pools_general", static_cast<unsigned long long>(b.st.pools_general))
+                        .add("sweeps", static_cast<unsigned long long>(b.st.sweeps));
                 }
                 add_provenance(rec);
                 ctx.emit(rec);
             }
-            const double fil = times[version::filaments].median;
-            auto peer = [&](version v) { return times.count(v) ? fmt(times[v].median, 3) : std::string("-"); };
-            t.add_row({a->name, std::to_string(size), w, fmt(serial.median, 3), fmt(coarse, 3), fmt(fil, 3),
-                       fmt_ratio(fil / serial.median), fmt_ratio(fil / coarse), fmt_ratio(serial.median / fil),
-                       peer(version::omp), peer(version::tbb), fmt_sig(static_cast<double>(st.forks)),
-                       fmt_sig(static_cast<double>(st.forks_pruned)),
-                       fmt_sig(static_cast<double>(st.pools_dense_1d + st.pools_dense_2d)),
-                       fmt_sig(static_cast<double>(st.steals))});
+            const double fil = b.times[version::filaments].median;
+            auto peer = [&](version v) { return b.times.count(v) ? fmt(b.times[v].median, 3) : std::string("-"); };
+            t.add_row({a->name, std::to_string(size), std::to_string(b.workers), fmt(serial.median, 3), fmt(coarse, 3),
+                       fmt(fil, 3), fmt_ratio(fil / serial.median), fmt_ratio(fil / coarse),
+                       fmt_ratio(serial.median / fil), peer(version::omp), peer(version::tbb),
+                       fmt_sig(static_cast<double>(b.st.forks)), fmt_sig(static_cast<double>(b.st.forks_pruned)),
+                       fmt_sig(static_cast<double>(b.st.pools_dense_1d + b.st.pools_dense_2d)),
+                       fmt_sig(static_cast<double>(b.st.steals))});
         }
         t.add_separator();
     }
@@ -159,8 +184,9 @@ registrar const reg{experiment{
     .name = "filaments",
     .description = "seed 004's applications: serial, coarse-grain (a thread per core), filaments, OpenMP, oneTBB",
     .details = "Runs each application of apps/ (--app NAME[,NAME...] or all) at its benchmark size (serial\n"
-               "1-3 s; --size for one application, --demo-sizes for the smaller demo ones), serial first,\n"
-               "then every other version at each --workers count; each output is checked against serial.\n"
+               "1-3 s; --size for one application, --demo-sizes for the smaller demo ones). At each --workers\n"
+               "count the rounds of serial, coarse-grain and filaments are interleaved (round r runs each in\n"
+               "turn), then the peers run; every output is checked against a serial reference.\n"
                "Figures per (app, version, workers): time_s (median over --rounds; also _spread/_min/_max),\n"
                "vs_serial, vs_coarse, and for filaments: filaments_created, filaments_run, forks,\n"
                "forks_pruned, steals, pools_coarsened, pools_general, sweeps.",
@@ -175,6 +201,7 @@ registrar const reg{experiment{
             {.name = "demo-sizes", .kind = opt_kind::flag, .help = "use each application's demo size"},
             {.name = "workers", .kind = opt_kind::list, .metavar = "LIST", .default_value = "1,2",
              .help = "worker counts, comma-separated"},
+            {.name = "no-peers", .kind = opt_kind::flag, .help = "skip the OpenMP and oneTBB versions"},
         },
     .run = run,
     .in_demo = true,

@@ -82,7 +82,7 @@ WEFT_API int weft_fil_red_destroy(weft_fil_red_t r) {
 
 WEFT_API void* weft_fil_local(weft_fil_red_t r) {
     int k;
-    if (weft_fil_self_t_* s = weft_fil_self_) k = s->index;
+    if (weft_fil_self_t_* s = weft_fil_current_()) k = s->index;
     else if (worker* w = current_worker()) k = w->index;
     else k = 0;
     return r->at(k % r->n);

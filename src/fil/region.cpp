@@ -46,7 +46,12 @@
 // The participant of the calling kernel thread. initial-exec: one %fs-relative
 // load in the inline pruning test of weft::join (see filament.hpp).
 extern "C" {
-WEFT_API __thread __attribute__((tls_model("initial-exec"))) weft_fil_self_t_* weft_fil_self_ = nullptr;
+namespace {
+const std::atomic<int> always_hungry{1};
+}
+WEFT_API weft_fil_self_t_ weft_fil_outside_{.hungry = &always_hungry, .index = -1, .nparts = 0, .queued = {0}, .keep = 0,
+                                            .fork_limit = {0}, .pruned = 0};
+WEFT_API __thread __attribute__((tls_model("initial-exec"))) weft_fil_self_t_* weft_fil_self_ = &weft_fil_outside_;
 }
 
 namespace weft::detail::fil {
@@ -175,7 +180,7 @@ void* server_main(void* arg) {
         p->joined.store(true, memory_order_release);
         weft_fil_self_ = &p->hot;
         participate(r, p);
-        weft_fil_self_ = nullptr;
+        weft_fil_self_ = &weft_fil_outside_;
         flush(p);
         p->settled.store(1, memory_order_release);
     }
@@ -291,7 +296,7 @@ int run_region(region* r, void* exc) {
             r->finished.store(true, memory_order_release);
             wake_all(r);
         }
-        weft_fil_self_ = nullptr;
+        weft_fil_self_ = &weft_fil_outside_;
         flush(p);
         me->pinned_worker = old_pin;
     } else {
@@ -430,7 +435,7 @@ void sleep_block(part* p) {
     ++p->st.sleeps;
     flush(p);
     p->settled.store(1, memory_order_release);
-    weft_fil_self_ = nullptr;  // other weft threads run on this worker meanwhile
+    weft_fil_self_ = &weft_fil_outside_;  // other weft threads run on this worker meanwhile
     (void)weft_sem_wait(&p->sem);
     weft_fil_self_ = &p->hot;
     p->settled.store(0, memory_order_relaxed);

@@ -152,7 +152,7 @@ struct alignas(64) region {
 };
 
 // The participant of the calling kernel thread, or null.
-inline part* self() { return reinterpret_cast<part*>(weft_fil_self_); }
+inline part* self() { return reinterpret_cast<part*>(weft_fil_current_()); }
 // The caller's participant if the calling *weft thread* serves it; null when
 // outside any region or when another weft thread runs on a worker whose
 // participant is blocked (in that case the worker must not touch it).
@@ -231,7 +231,7 @@ template <class Done, class Reclaim> void wait_until(part* p, Done done, Reclaim
         }
         if (spins < tun::wait_spins + tun::wait_yields) {
             ++spins;
-            weft_fil_self_ = nullptr;  // another weft thread may run here meanwhile
+            weft_fil_self_ = &weft_fil_outside_;  // another weft thread may run here meanwhile
             (void)weft_thread_yield();
             weft_fil_self_ = &p->hot;
             sched_yield();  // and other kernel threads (more workers than CPUs)

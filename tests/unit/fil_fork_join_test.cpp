@@ -36,6 +36,38 @@ TEST_P(FilForkJoin, fib_equals_serial) {
     EXPECT_EQ(fib(22), fib_serial(22));
 }
 
+// Outside any region the TLS participant is the sentinel (never null, so the
+// inline test has no null check); weft_fil_current_() is the nullable view.
+TEST_P(FilForkJoin, outside_a_region_the_participant_is_the_sentinel) {
+    EXPECT_EQ(weft_fil_self_, &weft_fil_outside_);
+    EXPECT_EQ(weft_fil_current_(), nullptr);
+    const int workers = GetParam();
+    int inside = -1;
+    weft::fork_join([&] {
+        const weft_fil_self_t_* p = weft_fil_current_();
+        inside = p != nullptr ? p->index : -2;
+        EXPECT_EQ(p, weft_fil_self_);
+        return 0;
+    });
+    EXPECT_GE(inside, 0);
+    EXPECT_LT(inside, workers);
+    EXPECT_EQ(weft_fil_self_, &weft_fil_outside_);
+
+    // Each join made outside a region starts one (the sentinel's test always
+    // fails), from the main thread and from a weft thread alike.
+    weft_fil_stats_reset();
+    EXPECT_EQ(fib(12), fib_serial(12));
+    long from_thread = 0;
+    weft::thread t([&] { from_thread = fib(12); });
+    t.join();
+    EXPECT_EQ(from_thread, fib_serial(12));
+    EXPECT_EQ(weft::filament_stats().regions, 2u);
+    // ...and nothing is ever counted or deepened on the sentinel itself.
+    EXPECT_EQ(weft_fil_outside_.pruned, 0u);
+    EXPECT_EQ(weft_fil_outside_.fork_limit.load(), 0u);
+    EXPECT_NE(weft_fil_outside_.hungry->load(), 0);
+}
+
 TEST_P(FilForkJoin, no_pruning_every_fork_is_real) {
     weft::fj_options o;
     o.pruning = false;
