@@ -297,7 +297,7 @@ inline std::pair<detail::fil_result_t<A>, detail::fil_result_t<B>> join(A&& a, B
     // giving away. The common case is one branch: `short_list` is 1 when
     // fewer than `keep` jobs are queued (the sign bit of queued - keep; both
     // are small and non-negative), or'ed with `hungry`. Every branch here
-    // counts: fib's recursion, a join per ~4 cycles, ran 4-9% slower with the
+    // counts: fib's recursion, a join per ~4 cycles, ran 3-9% slower with the
     // three branches this replaced (null test, `hungry`, `queued`).
     const unsigned short_list =
         static_cast<unsigned>(p->queued.load(std::memory_order_relaxed) - p->keep) >> 31;
