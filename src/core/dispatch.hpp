@@ -109,7 +109,6 @@ inline constexpr int handoff_spins = 64;
 [[gnu::always_inline, noreturn]] inline void exit_inline(worker* w) {
     ult* self = w->current;
     runtime* rt = g_rt;
-    if (rt->policy->on_exit != nullptr) rt->policy->on_exit(rt->policy_state, w->index, self);
     wait_record* joiner = leave(w, self);
     ult* next = pick(w);
     if (joiner != nullptr) {
@@ -117,9 +116,17 @@ inline constexpr int handoff_spins = 64;
         // With nothing else to run here, switch straight to the joiner: one
         // switch instead of two (via the idle ult), and no policy order is
         // bypassed since the joiner would be the only ready ult.
-        if (next == nullptr && j != nullptr && (j->pinned_worker < 0 || j->pinned_worker == w->index)) next = j;
-        else wake_from(w, joiner);
+        if (next == nullptr && j != nullptr && (j->pinned_worker < 0 || j->pinned_worker == w->index)) {
+            next = j;
+            if (rt->policy->on_run != nullptr) rt->policy->on_run(rt->policy_state, w->index, j);
+        } else {
+            wake_from(w, joiner);
+        }
     }
+    // After the next ult is chosen: until then the policy may count self as
+    // the one this worker runs (dfs: a large allocation elsewhere must not see
+    // the worker idle between self's end and its joiner's start).
+    if (rt->policy->on_exit != nullptr) rt->policy->on_exit(rt->policy_state, w->index, self);
     if (next == nullptr) next = w->idle;
     w->pending = post_switch::finish_prev;
     switch_inline(w, self, next);

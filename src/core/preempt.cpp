@@ -10,6 +10,9 @@
 
 #include "core/runtime.hpp"
 #include "core/spawn.hpp"
+#include "core/tunables.hpp"
+#include "core/wait.hpp"
+#include "sync/primitives.hpp"
 
 namespace weft::detail {
 
@@ -66,6 +69,38 @@ worker* run_dummies(worker* w, std::uint32_t n) {
     (void)w;  // fork_dummy reads the current worker: launching may move us
     if (ult* root = fork_dummy(n); root != nullptr) (void)join_ult(root, nullptr, nullptr, nullptr);
     return current_worker();
+}
+
+worker* await_turn(worker* w, std::uint32_t n) {
+    runtime* rt = g_rt;
+    auto turn = rt->policy->alloc_turn;
+    if (turn == nullptr) return w;
+    // Two bounds, both proportional to the allocation's dummy threads: pieces
+    // of higher-priority work run first on this worker (many: a thread that
+    // stole the top of the order may wait out a whole subproblem that way),
+    // and each stretch of waiting while such work runs on another worker
+    // (short: that work may itself be waiting for this thread).
+    std::uint64_t runs_left = std::uint64_t(n) * tun::alloc_turn_runs_per_dummy;
+    const std::int64_t wait_limit = std::int64_t(n) * tun::alloc_turn_wait_ns_per_dummy;
+    std::int64_t waiting_since = -1;
+    for (;;) {
+        ult* self = w->current;
+        if (self->pinned_worker >= 0) return w;  // main during weft_finalize: never queued by the policy
+        bool wait = false;
+        ult* next = turn(rt->policy_state, w->index, self, &wait);
+        if (next != self) {  // self is queued: run the higher-priority work first
+            waiting_since = -1;
+            if (rt->nworkers > 1) notify_work();
+            switch_to(w, self, next);
+            if (--runs_left == 0) return w;
+            continue;
+        }
+        if (!wait) return w;
+        std::int64_t now = monotonic_ns();
+        if (waiting_since < 0) waiting_since = now;
+        else if (now - waiting_since >= wait_limit) return w;
+        for (int i = 0; i < 64; ++i) cpu_relax();
+    }
 }
 
 }  // namespace weft::detail

@@ -163,9 +163,12 @@ void make_ready(worker* w, ult* t, ready_reason why);
 // when the policy's on_alloc asks for it (dfs memory quota, seed 000):
 // preempt makes the current ult ready with ready_reason::preempted and runs
 // what the policy picks, which may be the same ult (then nothing switches);
-// run_dummies forks n dummy threads as a binary tree and joins them.
+// run_dummies forks n dummy threads as a binary tree and joins them;
+// await_turn then lets higher-priority work go first, for at most n steps
+// (the policy's alloc_turn).
 worker* preempt(worker* w);
 worker* run_dummies(worker* w, std::uint32_t n);
+worker* await_turn(worker* w, std::uint32_t steps);
 void run_post_switch(worker* w);
 void switch_to(worker*& w, ult* from, ult* to);
 ult* pick(worker* w, bool fire_timers = true);

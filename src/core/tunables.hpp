@@ -49,6 +49,14 @@ inline constexpr std::size_t max_quota = std::size_t(1) << 40;
 // Most dummy threads forked before one allocation (size/K is capped here): a
 // 1 GiB allocation with K = 1 KiB would otherwise fork a million threads. Guess.
 inline constexpr std::uint32_t max_dummies_per_alloc = 1u << 16;
+// A large allocation waits for its turn (dfs, src/core/preempt.cpp, await_turn)
+// for at most this many pieces of higher-priority work per dummy thread it
+// forked, and at most this long per dummy thread in all spent waiting while
+// such work runs on another worker. 20 us is about a third of a 64 x 64
+// matrix-multiply leaf here: the end of one of seed 000's subproblems (its last
+// leaves, then its add) fits in a 2 MiB temporary's budget at K = 64 KiB.
+inline constexpr std::uint64_t alloc_turn_runs_per_dummy = 64;
+inline constexpr std::int64_t alloc_turn_wait_ns_per_dummy = 200'000;
 // Weft's allocator re-sums the per-worker heap counters (to sample the peak)
 // on every allocation with one worker, and with several once its own counter
 // has grown by this many bytes since its last sample (or for an allocation at

@@ -100,7 +100,7 @@ worker* charge_quota(worker* w, std::size_t bytes) {
     heap_slot& s = window(w);
     ult* self = w->current;
     alloc_verdict v = on_alloc(rt->policy_state, w->index, self, bytes, s.window_net, rt->cfg.quota);
-    if (v.dummies != 0) w = run_dummies(w, v.dummies);
+    if (v.dummies != 0) w = await_turn(run_dummies(w, v.dummies), v.dummies);
     else if (v.preempt) w = preempt(w);
     else return w;
     // Rescheduled (or found to be still the leftmost): a fresh quantum, even

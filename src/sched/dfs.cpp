@@ -98,6 +98,9 @@ namespace {
 struct heap_entry {
     std::uint64_t key;  // the ult's label when cached (refreshed after a relabel)
     ult* u;
+    // u is waiting for its large allocation's turn (alloc_turn queued it): it
+    // is not higher-priority work that another waiting ult should run first.
+    bool awaiting_turn = false;
 };
 
 // A worker's ready threads (its "deque"), a binary min-heap by order label.
@@ -128,7 +131,8 @@ public:
     explicit dfs_state(int workers)
         : workers(workers),
           deques_(new dfs_deque[static_cast<std::size_t>(workers)]),
-          counters_(new dfs_counters[static_cast<std::size_t>(workers)]) {
+          counters_(new dfs_counters[static_cast<std::size_t>(workers)]),
+          running_(new worker_runs[static_cast<std::size_t>(workers)]) {
         for (int i = 0; i < workers; ++i) deques_[i].heap.reserve(64);
     }
 
@@ -138,6 +142,7 @@ public:
         lock_guard<spinlock> g(lock_);
         if (!dfs_order::placed(parent)) note(order_.append(parent));
         note(order_.insert_before(child, parent));
+        set_running(w, child);
         // A pinned parent (main during weft_finalize) goes to its worker's
         // inbox instead: the core never hands it to ready().
         if (parent->pinned_worker < 0) push(w, parent);
@@ -147,6 +152,7 @@ public:
         lock_guard<spinlock> g(lock_);
         if (!dfs_order::placed(t)) note(order_.append(t));
         push(w, t);
+        clear_running(w, t);
         if (why == ready_reason::preempted) deques_[w].quota_pick = true;
     }
 
@@ -154,7 +160,9 @@ public:
     ult* pick(int w) {
         if (ready_count_.load(memory_order_relaxed) == 0) return nullptr;
         lock_guard<spinlock> g(lock_);
-        return take(w);
+        ult* next = take(w);
+        if (next != nullptr) hand_over(w, next);
+        return next;
     }
 
     // Rule 6: the next thread by rule 2 runs; t goes back to its place.
@@ -165,6 +173,7 @@ public:
         if (next == nullptr) return t;
         if (!dfs_order::placed(t)) note(order_.append(t));
         push(w, t);
+        set_running(w, next);
         return next;
     }
 
@@ -172,16 +181,22 @@ public:
 
     // Rule 5: a blocked ult stays where it is; one never seen gets a place now,
     // so that it has one when it is woken.
-    void on_block(ult* t) {
+    void on_block(int w, ult* t) {
+        clear_running(w, t);
         if (dfs_order::placed(t)) return;
         lock_guard<spinlock> g(lock_);
         note(order_.append(t));
     }
 
-    void on_exit(ult* t) {
+    void on_exit(int w, ult* t) {
         if (!dfs_order::placed(t)) return;
         lock_guard<spinlock> g(lock_);
+        clear_running(w, t);  // under the lock: alloc_turn reads t's label
         order_.remove(t);
+    }
+
+    void on_run(int w, ult* t) {
+        if (dfs_order::placed(t)) hand_over(w, t);
     }
 
     // Rule 4. The quota applies to the allocation about to be made: a ult is
@@ -200,6 +215,38 @@ public:
         return alloc_verdict{0, true};
     }
 
+    // Rule 4, the large allocation's turn: after its dummy threads, t waits
+    // while higher-priority work is under way, so that the allocation is not
+    // made ahead of the serial order. In turn:
+    //   - a ready thread left of t runs first on this worker: of the leftmost
+    //     deque, the rightmost one left of t (the biggest such piece, as a
+    //     steal takes);
+    //   - a thread left of t running on another worker: t waits;
+    //   - another large allocation left of t waiting for its turn in a deque:
+    //     it runs first (the leftmost one; nothing is left of it, so it goes);
+    //   - otherwise t goes ahead.
+    // The core bounds how long t waits (src/core/preempt.cpp, await_turn).
+    ult* alloc_turn(int w, ult* t, bool* wait) {
+        *wait = false;
+        if (!dfs_order::placed(t)) return t;
+        lock_guard<spinlock> g(lock_);
+        const std::uint64_t key = dfs_order::label(t);
+        int v = leftmost_left_of(key, /*awaiting_turn=*/false);
+        if (v >= 0) return turn_to(w, t, remove_rightmost_left_of(deques_[v], key), v);
+        for (int x = 0; x < workers; ++x) {
+            if (x == w) continue;
+            ult* now = running_[x].now.load(memory_order_relaxed);
+            ult* exiting = running_[x].exiting.load(memory_order_relaxed);
+            if ((now != nullptr && dfs_order::label(now) < key) || (exiting != nullptr && dfs_order::label(exiting) < key)) {
+                *wait = true;
+                return t;
+            }
+        }
+        v = leftmost_left_of(key, /*awaiting_turn=*/true);
+        if (v >= 0) return turn_to(w, t, remove_leftmost_awaiting(deques_[v]), v);
+        return t;
+    }
+
     void add_stats(weft_stats_t* out) const {
         for (int i = 0; i < workers; ++i) {
             out->quota_preemptions += counters_[i].quota_preemptions.load(memory_order_relaxed);
@@ -213,6 +260,25 @@ public:
             counters_[i].dummy_threads.store(0, memory_order_relaxed);
             counters_[i].steals.store(0, memory_order_relaxed);
         }
+    }
+
+    // What worker w runs, for alloc_turn (ults in the order only; written by w
+    // only, read by the others under the lock). `now` is set when w starts a
+    // ult and cleared when that ult blocks, yields, is preempted or exits. An
+    // exiting ult's worker chooses its next ult (pick_next, on_run) before
+    // on_exit, and wakes the joiner in between: `exiting` keeps the exiting
+    // ult until on_exit, so that the worker never looks idle to a large
+    // allocation waiting for its turn while the work left of it goes on.
+    void set_running(int w, ult* t) { running_[w].now.store(t, memory_order_relaxed); }
+    void hand_over(int w, ult* t) {
+        worker_runs& r = running_[w];
+        if (ult* prev = r.now.load(memory_order_relaxed); prev != nullptr) r.exiting.store(prev, memory_order_relaxed);
+        r.now.store(t, memory_order_relaxed);
+    }
+    void clear_running(int w, ult* t) {
+        worker_runs& r = running_[w];
+        if (r.now.load(memory_order_relaxed) == t) r.now.store(nullptr, memory_order_relaxed);
+        if (r.exiting.load(memory_order_relaxed) == t) r.exiting.store(nullptr, memory_order_relaxed);
     }
 
     const int workers;
@@ -265,6 +331,61 @@ private:
         return pop_max(deques_[v]);
     }
 
+    // The deque holding the leftmost ready thread left of `key` whose
+    // awaiting_turn flag is `awaiting_turn`, or -1. O(ready threads): rare.
+    int leftmost_left_of(std::uint64_t key, bool awaiting_turn) const {
+        int victim = -1;
+        std::uint64_t best = key;
+        for (int v = 0; v < workers; ++v)
+            for (const heap_entry& e : deques_[v].heap)
+                if (e.awaiting_turn == awaiting_turn && e.key < best) {
+                    victim = v;
+                    best = e.key;
+                }
+        return victim;
+    }
+
+    // alloc_turn's switch: t is queued on w's deque, waiting for its turn;
+    // next (taken from deque v) runs.
+    ult* turn_to(int w, ult* t, ult* next, int v) {
+        if (v != w) bump(counters_[static_cast<std::size_t>(w)].steals, 1);
+        push(w, t, /*awaiting_turn=*/true);
+        set_running(w, next);
+        return next;
+    }
+
+    // Removes and returns the rightmost ready thread of d left of `key` that is
+    // not waiting for its turn (there is one). O(r).
+    ult* remove_rightmost_left_of(dfs_deque& d, std::uint64_t key) {
+        auto& h = d.heap;
+        std::size_t m = h.size();
+        for (std::size_t i = 0; i < h.size(); ++i)
+            if (!h[i].awaiting_turn && h[i].key < key && (m == h.size() || h[i].key > h[m].key)) m = i;
+        return remove_at(d, m);
+    }
+
+    // Removes and returns d's leftmost thread waiting for its turn (there is one).
+    ult* remove_leftmost_awaiting(dfs_deque& d) {
+        auto& h = d.heap;
+        std::size_t m = h.size();
+        for (std::size_t i = 0; i < h.size(); ++i)
+            if (h[i].awaiting_turn && (m == h.size() || h[i].key < h[m].key)) m = i;
+        return remove_at(d, m);
+    }
+
+    ult* remove_at(dfs_deque& d, std::size_t m) {
+        auto& h = d.heap;
+        ult* out = h[m].u;
+        heap_entry e = h.back();
+        h.pop_back();
+        if (m < h.size()) {
+            if (m > 0 && e.key < h[(m - 1) / 2].key) sift_up(h, m, e);
+            else sift_down(h, m, e);
+        }
+        ready_count_.store(ready_count_.load(memory_order_relaxed) - 1, memory_order_relaxed);
+        return out;
+    }
+
     // Relabelling keeps the order, so the heaps stay heaps; only the keys
     // cached in them are stale.
     void note(bool relabelled) {
@@ -283,11 +404,24 @@ private:
         h[i] = e;
     }
 
-    void push(int w, ult* t) {
+    void push(int w, ult* t, bool awaiting_turn = false) {
         auto& h = deques_[w].heap;
-        h.push_back(heap_entry{dfs_order::label(t), t});
+        h.push_back(heap_entry{dfs_order::label(t), t, awaiting_turn});
         sift_up(h, h.size() - 1, h.back());
         ready_count_.store(ready_count_.load(memory_order_relaxed) + 1, memory_order_relaxed);
+    }
+
+    static void sift_down(std::vector<heap_entry>& h, std::size_t i, heap_entry e) {
+        const std::size_t n = h.size();
+        for (;;) {
+            std::size_t c = 2 * i + 1;
+            if (c >= n) break;
+            if (c + 1 < n && h[c + 1].key < h[c].key) ++c;
+            if (e.key <= h[c].key) break;
+            h[i] = h[c];
+            i = c;
+        }
+        h[i] = e;
     }
 
     ult* pop_min(dfs_deque& d) {
@@ -295,19 +429,7 @@ private:
         ult* top = h.front().u;
         heap_entry e = h.back();
         h.pop_back();
-        std::size_t n = h.size();
-        if (n != 0) {
-            std::size_t i = 0;
-            for (;;) {
-                std::size_t c = 2 * i + 1;
-                if (c >= n) break;
-                if (c + 1 < n && h[c + 1].key < h[c].key) ++c;
-                if (e.key <= h[c].key) break;
-                h[i] = h[c];
-                i = c;
-            }
-            h[i] = e;
-        }
+        if (!h.empty()) sift_down(h, 0, e);
         ready_count_.store(ready_count_.load(memory_order_relaxed) - 1, memory_order_relaxed);
         return top;
     }
@@ -336,6 +458,11 @@ private:
     // Read without the lock by idle workers and empty picks; written under it.
     alignas(64) atomic<std::size_t> ready_count_{0};
     std::unique_ptr<dfs_counters[]> counters_;
+    struct alignas(64) worker_runs {
+        atomic<ult*> now{nullptr};
+        atomic<ult*> exiting{nullptr};
+    };
+    std::unique_ptr<worker_runs[]> running_;
 };
 
 dfs_state& s(void* self) { return *static_cast<dfs_state*>(self); }
@@ -358,12 +485,14 @@ const sched_policy_def dfs_policy = {
     .pick_next = [](void* self, int w) { return s(self).pick(w); },
     .yield_swap = [](void* self, int w, ult* t) { return s(self).yield_swap(w, t); },
     .has_work = [](void* self, int) { return s(self).has_work(); },
-    .on_block = [](void* self, int, ult* t) { s(self).on_block(t); },
-    .on_exit = [](void* self, int, ult* t) { s(self).on_exit(t); },
+    .on_block = [](void* self, int w, ult* t) { s(self).on_block(w, t); },
+    .on_exit = [](void* self, int w, ult* t) { s(self).on_exit(w, t); },
     .add_stats = [](void* self, weft_stats_t* out) { s(self).add_stats(out); },
     .reset_stats = [](void* self) { s(self).reset_stats(); },
     .on_alloc = [](void* self, int w, ult*, std::size_t bytes, std::ptrdiff_t net,
                    std::size_t quota) { return s(self).on_alloc(w, bytes, net, quota); },
+    .on_run = [](void* self, int w, ult* t) { s(self).on_run(w, t); },
+    .alloc_turn = [](void* self, int w, ult* t, bool* wait) { return s(self).alloc_turn(w, t, wait); },
 };
 
 }  // namespace

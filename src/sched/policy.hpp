@@ -56,6 +56,21 @@
 //                            says, possibly t again), or fork `dummies` dummy
 //                            threads as a binary tree and join them. Without
 //                            it, the allocator only keeps the heap accounting.
+//   on_run(self, w, t)       Optional. Worker w runs t without pick_next having
+//                            handed it out: the joiner an exiting thread
+//                            switches straight to, or a thread from the core's
+//                            inject queue or w's inbox. For policies that track
+//                            what each worker runs (dfs: alloc_turn).
+//   alloc_turn(self, w, t, wait)
+//                            Optional; with on_alloc. t, running on w, has been
+//                            delayed behind dummy threads and is about to make
+//                            its large allocation. Return t with *wait false if
+//                            it may go ahead; t with *wait true if it should
+//                            wait a moment (higher-priority work is running
+//                            elsewhere); or another ult for w to run first,
+//                            after queueing t as ready (one operation, as
+//                            yield_swap). The core asks again each time t runs,
+//                            a bounded number of times (src/core/preempt.cpp).
 //
 // Data (not a callback):
 //   idle_yield_rounds        Optional (0: the core's default). An idle worker
@@ -124,6 +139,8 @@ struct sched_policy_def {
     void (*reset_stats)(void* self) = nullptr;                    // optional
     alloc_verdict (*on_alloc)(void* self, int w, ult* t, std::size_t bytes, std::ptrdiff_t net,
                               std::size_t quota) = nullptr;        // optional
+    void (*on_run)(void* self, int w, ult* t) = nullptr;                  // optional
+    ult* (*alloc_turn)(void* self, int w, ult* t, bool* wait) = nullptr;  // optional
     int idle_yield_rounds = 0;                          // optional (see above)
 };
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -452,6 +453,126 @@ TEST(SchedDfs, peak_heap_is_serial_on_one_worker_and_bounded_on_several) {
             EXPECT_GE(peak, s1) << bytes << " bytes, " << p << " workers";
         }
         EXPECT_GE(space_peak("fifo", 1, d, bytes), (std::uint64_t(1) << d) * bytes);
+    }
+}
+
+// --- A large allocation's turn (rule 4) --------------------------------------
+// Seed 000's matrix multiply in miniature: a root forks two subproblems; each
+// allocates `big` bytes, runs a fork tree of spinning leaves, and frees them.
+// The serial program holds one block at a time. On two workers the idle one
+// steals the root's continuation and starts the second subproblem at once;
+// its allocation must wait (running the first one's leaves meanwhile) until
+// the first block is freed.
+struct turn_arg {
+    int depth;
+    std::size_t big;
+};
+
+void spin_us(long us) {
+    timespec a{}, b{};
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    do clock_gettime(CLOCK_MONOTONIC, &b);
+    while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
+}
+
+void* spin_tree(void* p) {
+    int depth = static_cast<int>(reinterpret_cast<std::intptr_t>(p));
+    if (depth == 0) {
+        spin_us(100);
+        return nullptr;
+    }
+    weft_thread_t t[2];
+    for (auto& th : t)
+        EXPECT_EQ(weft_thread_create(&th, nullptr, &spin_tree, reinterpret_cast<void*>(std::intptr_t(depth - 1))), 0);
+    for (auto& th : t) EXPECT_EQ(weft_thread_join(th, nullptr), 0);
+    return nullptr;
+}
+
+void* subproblem(void* p) {
+    auto* a = static_cast<turn_arg*>(p);
+    void* block = weft_malloc(a->big);
+    EXPECT_NE(block, nullptr);
+    std::memset(block, 1, a->big);
+    spin_tree(reinterpret_cast<void*>(std::intptr_t(a->depth)));
+    weft_free(block);
+    return nullptr;
+}
+
+void* two_subproblems(void* p) {
+    weft_thread_t t[2];
+    for (auto& th : t) EXPECT_EQ(weft_thread_create(&th, nullptr, &subproblem, p), 0);
+    for (auto& th : t) EXPECT_EQ(weft_thread_join(th, nullptr), 0);
+    return nullptr;
+}
+
+TEST(SchedDfs, a_large_allocation_waits_for_concurrent_work_left_of_it) {
+    // K = 4 KiB: a 1 MiB block forks 256 dummies, and may wait 256 x 200 us
+    // at a time while work left of it runs elsewhere: far longer than a leaf,
+    // even on a loaded machine or under a sanitizer.
+    const std::size_t quota = 4096, big = std::size_t(1) << 20;
+    for (int round = 0; round < 3; ++round) {
+        weft_stats_t s{};
+        with_runtime("dfs", 2, quota, [&] {
+            ASSERT_EQ(weft_stats_reset(), 0);
+            turn_arg arg{5, big};
+            weft_thread_t t;
+            ASSERT_EQ(weft_thread_create(&t, nullptr, &two_subproblems, &arg), 0);
+            ASSERT_EQ(weft_thread_join(t, nullptr), 0);
+            s = stats();
+        });
+        EXPECT_EQ(s.heap_bytes, 0u);
+        EXPECT_EQ(s.heap_bytes_peak, big) << "round " << round << ": the two blocks were live together";
+        EXPECT_EQ(s.dummy_threads, 2 * big / quota);
+        EXPECT_GE(s.steals, 1u) << "the second worker took no work";
+    }
+}
+
+// The turn is bounded: a large allocation does not wait for work left of it
+// that waits for the allocation. Left of the allocating thread, one thread
+// blocks on a semaphore and another spins (yielding) on a flag; both are
+// released only after the allocation.
+struct waiter_arg {
+    weft_sem_t* sem;
+    std::atomic<bool>* flag;
+};
+
+void* sem_waiter(void* p) {
+    EXPECT_EQ(weft_sem_wait(static_cast<waiter_arg*>(p)->sem), 0);
+    return nullptr;
+}
+
+void* flag_spinner(void* p) {
+    while (!static_cast<waiter_arg*>(p)->flag->load()) weft_thread_yield();
+    return nullptr;
+}
+
+void* allocate_then_release(void* p) {
+    auto* a = static_cast<waiter_arg*>(p);
+    void* block = weft_malloc(std::size_t(1) << 20);
+    EXPECT_NE(block, nullptr);
+    a->flag->store(true);
+    EXPECT_EQ(weft_sem_post(a->sem), 0);
+    weft_free(block);
+    return nullptr;
+}
+
+TEST(SchedDfs, a_large_allocation_does_not_wait_for_concurrent_work_that_waits_for_it) {
+    for (int workers : {1, 2}) {
+        with_runtime("dfs", workers, 0, [&] {
+            weft_sem_t sem;
+            ASSERT_EQ(weft_sem_init(&sem, 0), 0);
+            std::atomic<bool> flag{false};
+            waiter_arg arg{&sem, &flag};
+            // Created in this order, each child runs first and goes left of
+            // its creator's continuation: the waiters are left of the allocator.
+            weft_thread_t t[3];
+            ASSERT_EQ(weft_thread_create(&t[0], nullptr, &sem_waiter, &arg), 0);
+            ASSERT_EQ(weft_thread_create(&t[1], nullptr, &flag_spinner, &arg), 0);
+            ASSERT_EQ(weft_thread_create(&t[2], nullptr, &allocate_then_release, &arg), 0);
+            for (auto& th : t) ASSERT_EQ(weft_thread_join(th, nullptr), 0);
+            EXPECT_EQ(weft_sem_destroy(&sem), 0);
+            EXPECT_EQ(stats().heap_bytes, 0u);
+        });
     }
 }
 
