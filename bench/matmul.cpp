@@ -104,13 +104,18 @@ int run(context& ctx) {
         apps::matmul::serial_exec warm;  // pages of A, B and the result touched once
         apps::matmul::multiply(warm, a.v, b.v, ref.v, n, leaf);
     }
-    for (int r = 0; r < rounds; ++r) {
+    // One serial run (seconds). Every configuration below runs one before
+    // each of its timed rounds, and its speedup is over those: the machine's
+    // speed drifts by 10-50% within a minute here, which would otherwise fall
+    // on the comparison of configurations run a minute apart.
+    auto serial_round = [&] {
         apps::matmul::serial_exec ex;
         std::uint64_t t0 = now_ns();
         apps::matmul::multiply(ex, a.v, b.v, ref.v, n, leaf);
-        serial_times.push_back(static_cast<double>(now_ns() - t0) / 1e9);
         serial_heap = ex.heap_peak;
-    }
+        return static_cast<double>(now_ns() - t0) / 1e9;
+    };
+    for (int r = 0; r < rounds; ++r) serial_times.push_back(serial_round());
     summary const serial = summarize(serial_times);
 
     table t({"version", "workers", "time s", "spread", "speedup", "peak heap MiB", "x serial heap", "max live",
@@ -141,9 +146,10 @@ int run(context& ctx) {
                 die("weft_init(sched=%s, workers=%d) failed: %s", v.sched.c_str(), w, std::strerror(rc));
             weft_exec ex;
             apps::matmul::multiply(ex, a.v, b.v, c.v, n, leaf);  // warm-up: stacks, pages
-            std::vector<double> times;
+            std::vector<double> times, paired_serial;
             weft_stats_t worst{};
             for (int r = 0; r < rounds; ++r) {
+                paired_serial.push_back(serial_round());
                 check(weft_stats_reset(), "weft_stats_reset");
                 std::uint64_t t0 = now_ns();
                 apps::matmul::multiply(ex, a.v, b.v, c.v, n, leaf);
@@ -166,12 +172,14 @@ int run(context& ctx) {
             if (diff > 1e-9) die("matmul: %s on %d workers differs from serial by %g", v.label.c_str(), w, diff);
 
             summary const st = summarize(times);
+            double const speedup = summarize(paired_serial).median / st.median;
             double const par = worst.span_ns != 0 ? static_cast<double>(worst.work_ns) / worst.span_ns : 0.0;
             json_object rec = ctx.record();
             rec.add("version", "weft").add("sched", v.sched).add("variant", v.label).add("workers", w);
             rec.add("n", n).add("leaf", leaf).add("stack_size", v.stack_size);
             rec.add_summary("time_s", st);
-            rec.add("speedup_vs_serial", serial.median / st.median);
+            rec.add_summary("serial_time_s", summarize(paired_serial));
+            rec.add("speedup_vs_serial", speedup);
             rec.add("peak_heap_bytes", worst.heap_bytes_peak).add("serial_heap_bytes", serial_heap);
             rec.add("heap_vs_serial", static_cast<double>(worst.heap_bytes_peak) / serial_heap);
             rec.add("max_live_threads", worst.max_live_threads).add("threads_created", worst.threads_created);
@@ -181,7 +189,7 @@ int run(context& ctx) {
             rec.add("dummy_threads", worst.dummy_threads);
             add_provenance(rec);
             ctx.emit(rec);
-            t.add_row({v.label, std::to_string(w), fmt(st.median, 3), fmt_pct(st.spread), fmt_ratio(serial.median / st.median),
+            t.add_row({v.label, std::to_string(w), fmt(st.median, 3), fmt_pct(st.spread), fmt_ratio(speedup),
                        mib(worst.heap_bytes_peak), fmt_ratio(static_cast<double>(worst.heap_bytes_peak) / serial_heap),
                        fmt_sig(worst.max_live_threads), mib(worst.stack_bytes_peak), fmt(worst.work_ns / 1e9, 3),
                        fmt(worst.span_ns / 1e9, 4), fmt(par, 1)});
@@ -211,9 +219,10 @@ int run(context& ctx) {
                 continue;
             }
             (void)p.fn(prob, c.v, w);  // warm-up
-            std::vector<double> times;
+            std::vector<double> times, paired_serial;
             std::size_t peak = 0;
             for (int r = 0; r < rounds; ++r) {
+                paired_serial.push_back(serial_round());
                 peer_result res = p.fn(prob, c.v, w);
                 times.push_back(res.time_s);
                 peak = std::max(peak, res.peak_heap_bytes);
@@ -221,16 +230,18 @@ int run(context& ctx) {
             double diff = apps::matmul::max_abs_diff(c.v, ref.v, n);
             if (diff > 1e-9) die("matmul: %s on %d workers differs from serial by %g", p.name, w, diff);
             summary const st = summarize(times);
+            double const speedup = summarize(paired_serial).median / st.median;
             json_object rec = ctx.record();
             rec.add("version", p.name).add("sched", p.name).add("variant", p.name).add("workers", w);
             rec.add("n", n).add("leaf", leaf);
             rec.add_summary("time_s", st);
-            rec.add("speedup_vs_serial", serial.median / st.median);
+            rec.add_summary("serial_time_s", summarize(paired_serial));
+            rec.add("speedup_vs_serial", speedup);
             rec.add("peak_heap_bytes", peak).add("serial_heap_bytes", serial_heap);
             rec.add("heap_vs_serial", static_cast<double>(peak) / serial_heap);
             add_provenance(rec);
             ctx.emit(rec);
-            t.add_row({p.name, std::to_string(w), fmt(st.median, 3), fmt_pct(st.spread), fmt_ratio(serial.median / st.median),
+            t.add_row({p.name, std::to_string(w), fmt(st.median, 3), fmt_pct(st.spread), fmt_ratio(speedup),
                        mib(peak), fmt_ratio(static_cast<double>(peak) / serial_heap), "-", "-", "-", "-", "-"});
         }
     }
@@ -244,7 +255,8 @@ registrar const reg{experiment{
     .details = "C = A * B (n x n doubles) by 8 recursive forks with a temporary per level and a parallel add,\n"
                "serial kernel below --leaf. Runs the serial program, weft under each --sched at each --workers,\n"
                "fifo with small (16 KiB) and large (1 MiB) stacks, and the same algorithm on OpenMP tasks and\n"
-               "oneTBB. Times are medians over --rounds; memory figures are the worst round. See docs/bench.md.",
+               "oneTBB. Times are medians over --rounds; memory figures are the worst round. A serial run\n"
+               "precedes each timed round, and each speedup is over those serial runs. See docs/bench.md.",
     .options = {{.name = "n", .kind = opt_kind::integer, .metavar = "N", .default_value = "1024",
                  .help = "matrix order", .min = 2, .max = 16384},
                 {.name = "leaf", .kind = opt_kind::integer, .metavar = "N", .default_value = "64",

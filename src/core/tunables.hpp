@@ -36,12 +36,14 @@ inline constexpr std::int64_t deadlock_grace_ns = 500'000'000;
 // Memory quota K of the dfs scheduler (WEFT_QUOTA): bytes a thread may allocate
 // through weft's allocator, net of frees, between two scheduling points before
 // it is preempted; a single allocation above K first forks about size/K dummy
-// threads. 64 KiB: 1/16 of this machine's per-core L2 (1 MiB; the paper's
-// UltraSPARC had 512 KiB), so what a thread allocates in one quantum stays
-// cached; it keeps the additive term of dfs's bound, c*K*p*D, to a few MiB
-// for p = 2 and D ~ 20; and a preemption (~0.2 us) is amortized over 16 page
-// first-touches (~4 us), under 5%. See docs/design/dfs.md.
-inline constexpr std::size_t default_quota = 64 * 1024;
+// threads and then waits for its turn. 256 KiB: a quarter of this machine's
+// per-core L2 (1 MiB), so what a thread allocates in one quantum stays cached;
+// the additive term of dfs's bound, c*K*p*D, stays at tens of MiB for p = 2 and
+// D ~ 20. 64 KiB (until session 5) made seed 000's matrix multiply's 128 x 128
+// temporaries wait for their turn too, which ran their siblings one after the
+// other: 15% slower on 2 workers, for a peak heap of 1.01x serial instead of
+// 1.01-1.06x. See docs/design/dfs.md, "Default quota".
+inline constexpr std::size_t default_quota = 256 * 1024;
 // Accepted range of WEFT_QUOTA. Below a page the dummy-thread count of an
 // ordinary allocation explodes; above 1 TiB the quota never triggers.
 inline constexpr std::size_t min_quota = 1024;
@@ -50,11 +52,11 @@ inline constexpr std::size_t max_quota = std::size_t(1) << 40;
 // 1 GiB allocation with K = 1 KiB would otherwise fork a million threads. Guess.
 inline constexpr std::uint32_t max_dummies_per_alloc = 1u << 16;
 // A large allocation waits for its turn (dfs, src/core/preempt.cpp, await_turn)
-// for at most this many pieces of higher-priority work per dummy thread it
-// forked, and at most this long per dummy thread in all spent waiting while
-// such work runs on another worker. 20 us is about a third of a 64 x 64
-// matrix-multiply leaf here: the end of one of seed 000's subproblems (its last
-// leaves, then its add) fits in a 2 MiB temporary's budget at K = 64 KiB.
+// for at most this many pieces of higher-priority work run first, per dummy
+// thread it forked, and waits at most this long per dummy thread at a time
+// while such work runs on another worker. 200 us is about four of seed 000's
+// 64 x 64 matrix-multiply leaves here: the end of a sub-multiply (a leaf,
+// then its add) fits in a 2 MiB temporary's 8 x 200 us at K = 256 KiB.
 inline constexpr std::uint64_t alloc_turn_runs_per_dummy = 64;
 inline constexpr std::int64_t alloc_turn_wait_ns_per_dummy = 200'000;
 // Weft's allocator re-sums the per-worker heap counters (to sample the peak)
