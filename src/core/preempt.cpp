@@ -6,6 +6,7 @@
 // behind about size/K dummy threads forked as a binary tree (run_dummies). The
 // allocator asks the policy (sched_policy_def::on_alloc) which one applies;
 // this file carries them out with the ordinary dispatch steps.
+#include <algorithm>
 #include <cstdint>
 
 #include "core/runtime.hpp"
@@ -81,7 +82,7 @@ worker* await_turn(worker* w, std::uint32_t n) {
     // and each stretch of waiting while such work runs on another worker
     // (short: that work may itself be waiting for this thread).
     std::uint64_t runs_left = std::uint64_t(n) * tun::alloc_turn_runs_per_dummy;
-    const std::int64_t wait_limit = std::int64_t(n) * tun::alloc_turn_wait_ns_per_dummy;
+    const std::int64_t wait_limit = std::min(std::int64_t(n) * tun::alloc_turn_wait_ns_per_dummy, tun::alloc_turn_max_wait_ns);
     std::int64_t waiting_since = -1;
     for (;;) {
         ult* self = w->current;

@@ -54,11 +54,15 @@ inline constexpr std::uint32_t max_dummies_per_alloc = 1u << 16;
 // A large allocation waits for its turn (dfs, src/core/preempt.cpp, await_turn)
 // for at most this many pieces of higher-priority work run first, per dummy
 // thread it forked, and waits at most this long per dummy thread at a time
-// while such work runs on another worker. 200 us is about four of seed 000's
-// 64 x 64 matrix-multiply leaves here: the end of a sub-multiply (a leaf,
-// then its add) fits in a 2 MiB temporary's 8 x 200 us at K = 256 KiB.
+// (at most alloc_turn_max_wait_ns) while such work runs on another worker.
+// The end of one of seed 000's sub-multiplies (a 64 x 64 leaf, ~50 us here,
+// then its add) takes a few hundred microseconds; 1 ms per dummy (8 ms for a
+// 2 MiB temporary at K = 256 KiB) leaves room for a worker descheduled by a
+// busy host in the middle of it: at 200 us, one process in six still let a
+// temporary through early (1.25x the serial heap in one of its rounds).
 inline constexpr std::uint64_t alloc_turn_runs_per_dummy = 64;
-inline constexpr std::int64_t alloc_turn_wait_ns_per_dummy = 200'000;
+inline constexpr std::int64_t alloc_turn_wait_ns_per_dummy = 1'000'000;
+inline constexpr std::int64_t alloc_turn_max_wait_ns = 50'000'000;
 // Weft's allocator re-sums the per-worker heap counters (to sample the peak)
 // on every allocation with one worker, and with several once its own counter
 // has grown by this many bytes since its last sample (or for an allocation at
