@@ -6,6 +6,8 @@
 // behind about size/K dummy threads forked as a binary tree (run_dummies). The
 // allocator asks the policy (sched_policy_def::on_alloc) which one applies;
 // this file carries them out with the ordinary dispatch steps.
+#include <sched.h>
+
 #include <algorithm>
 #include <cstdint>
 
@@ -100,7 +102,14 @@ worker* await_turn(worker* w, std::uint32_t n) {
         std::int64_t now = monotonic_ns();
         if (waiting_since < 0) waiting_since = now;
         else if (now - waiting_since >= wait_limit) return w;
-        for (int i = 0; i < 64; ++i) cpu_relax();
+        // Spin at first; then give the CPU away between looks, in case the
+        // work this thread waits for runs on a worker the OS has descheduled
+        // (more workers than CPUs).
+        if (now - waiting_since < tun::alloc_turn_spin_ns) {
+            for (int i = 0; i < 64; ++i) cpu_relax();
+        } else {
+            sched_yield();
+        }
     }
 }
 

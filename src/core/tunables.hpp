@@ -63,6 +63,9 @@ inline constexpr std::uint32_t max_dummies_per_alloc = 1u << 16;
 inline constexpr std::uint64_t alloc_turn_runs_per_dummy = 64;
 inline constexpr std::int64_t alloc_turn_wait_ns_per_dummy = 1'000'000;
 inline constexpr std::int64_t alloc_turn_max_wait_ns = 50'000'000;
+// ... spinning for the first 50 us of each wait, then yielding the CPU
+// between looks (sched_yield), as an idle worker does.
+inline constexpr std::int64_t alloc_turn_spin_ns = 50'000;
 // Weft's allocator re-sums the per-worker heap counters (to sample the peak)
 // on every allocation with one worker, and with several once its own counter
 // has grown by this many bytes since its last sample (or for an allocation at
