@@ -164,11 +164,11 @@ void make_ready(worker* w, ult* t, ready_reason why);
 // preempt makes the current ult ready with ready_reason::preempted and runs
 // what the policy picks, which may be the same ult (then nothing switches);
 // run_dummies forks n dummy threads as a binary tree and joins them;
-// await_turn then lets higher-priority work go first, for at most n steps
-// (the policy's alloc_turn).
+// await_turn then lets the work left of the ult go first, as the policy's
+// alloc_turn says, within bounds proportional to n (tun::alloc_turn_*).
 worker* preempt(worker* w);
 worker* run_dummies(worker* w, std::uint32_t n);
-worker* await_turn(worker* w, std::uint32_t steps);
+worker* await_turn(worker* w, std::uint32_t n);
 void run_post_switch(worker* w);
 void switch_to(worker*& w, ult* from, ult* to);
 ult* pick(worker* w, bool fire_timers = true);
