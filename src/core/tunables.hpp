@@ -41,8 +41,8 @@ inline constexpr std::int64_t deadlock_grace_ns = 500'000'000;
 // the additive term of dfs's bound, c*K*p*D, stays at tens of MiB for p = 2 and
 // D ~ 20. 64 KiB (until session 5) made seed 000's matrix multiply's 128 x 128
 // temporaries wait for their turn too, which ran their siblings one after the
-// other: 15% slower on 2 workers, for a peak heap of 1.01x serial instead of
-// 1.01-1.06x. See docs/design/dfs.md, "Default quota".
+// other: 0.18 s against 0.152 s on 2 workers (medians of six processes each),
+// for a peak heap of 1.01x serial instead of 1.01-1.06x. See docs/design/dfs.md, "Default quota".
 inline constexpr std::size_t default_quota = 256 * 1024;
 // Accepted range of WEFT_QUOTA. Below a page the dummy-thread count of an
 // ordinary allocation explodes; above 1 TiB the quota never triggers.

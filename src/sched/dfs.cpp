@@ -385,6 +385,8 @@ private:
         return remove_at(d, m);
     }
 
+    // Removes and returns d's entry at index m; the last entry fills the slot
+    // and moves up or down to keep the heap.
     ult* remove_at(dfs_deque& d, std::size_t m) {
         auto& h = d.heap;
         ult* out = h[m].u();
@@ -446,21 +448,15 @@ private:
         return top;
     }
 
-    // The maximum of a min-heap is one of its leaves (the second half); the
-    // last element then fills its slot, which stays a leaf, so it can only
-    // move up. O(r) for r ready threads on that worker: steals are rare.
+    // The maximum of a min-heap is one of its leaves (the second half). O(r)
+    // for r ready threads on that worker: steals are rare.
     ult* pop_max(dfs_deque& d) {
         auto& h = d.heap;
         std::size_t n = h.size();
         std::size_t m = n / 2;
         for (std::size_t i = n / 2 + 1; i < n; ++i)
             if (h[i].key > h[m].key) m = i;
-        ult* top = h[m].u();
-        heap_entry e = h.back();
-        h.pop_back();
-        if (m < h.size()) sift_up(h, m, e);
-        ready_count_.store(ready_count_.load(memory_order_relaxed) - 1, memory_order_relaxed);
-        return top;
+        return remove_at(d, m);
     }
 
     // Touched on every operation, by every worker.

@@ -39,7 +39,10 @@
 //                            primitive: it is neither running nor ready until a
 //                            later ready(.., woken). Space-efficient policies keep
 //                            its place in their order.
-//   on_exit(self, w, t)      Optional. t (running on w) has finished.
+//   on_exit(self, w, t)      Optional. t (running on w) has finished. Called
+//                            after the core has chosen w's next ult (pick_next
+//                            or on_run) and woken t's joiner, before the switch:
+//                            until then t may still count as running on w.
 //   add_stats(self, out)     Optional. Adds the policy's own figures (steals,
 //                            quota preemptions, ...) to *out (weft_stats_get).
 //   reset_stats(self)        Optional. Clears them (weft_stats_reset).
