@@ -92,15 +92,16 @@ struct weft_fil_latch_ {
 // region, and to weft_fil_outside_ otherwise. Read on every join: keep it small.
 struct weft_fil_self_t_ {
     // Nonzero while a participant of the region looks for work (or all forks
-    // are to be real forks): a fork must then go to the library.
-    const std::atomic<int>* hungry;
+    // are to be real forks): a fork must then go to the library. Each
+    // participant holds its own copy of the region's count, and every change is
+    // made to all the copies: the test reads one word of a line of its own,
+    // with no pointer to follow (see docs/design/filaments.md, "One word").
+    std::atomic<int> hungry;
     int index;   // this participant's worker
     int nparts;  // participants (workers) of the region
-    // Jobs on this participant's list (written under the list's lock), and how
-    // many it keeps there for others to take even when nobody is hungry (0 on
-    // one worker: nobody could take them).
+    // Jobs on this participant's list (written under the list's lock; read by
+    // idle participants choosing the longest list).
     std::atomic<int> queued;
-    int keep;
     // While someone is hungry, only a join whose frame is at or above this
     // stack address (no deeper) forks: the work it gives away is then one of
     // the biggest pieces this worker has. Hungry participants lower it as they
@@ -292,16 +293,13 @@ template <class A, class B>
 template <class A, class B>
 inline std::pair<detail::fil_result_t<A>, detail::fil_result_t<B>> join(A&& a, B&& b) {
     weft_fil_self_t_* p = weft_fil_self_;  // never null (weft_fil_outside_)
-    // The pruning test (seed 004 §3.2): this worker has work queued for
-    // others and every worker is busy, or this join is too deep to be worth
-    // giving away. The common case is one branch: `short_list` is 1 when
-    // fewer than `keep` jobs are queued (the sign bit of queued - keep; both
-    // are small and non-negative), or'ed with `hungry`. Every branch here
-    // counts: fib's recursion, a join per ~4 cycles, ran 3-9% slower with the
-    // three branches this replaced (null test, `hungry`, `queued`).
-    const unsigned short_list =
-        static_cast<unsigned>(p->queued.load(std::memory_order_relaxed) - p->keep) >> 31;
-    if (__builtin_expect((short_list | static_cast<unsigned>(p->hungry->load(std::memory_order_relaxed))) == 0, 1) ||
+    // The pruning test (seed 004 §3.2): every worker is busy, or this join is
+    // too deep to be worth giving away. The common case is one load of the
+    // participant's own copy of the hunger count and one branch. Every
+    // instruction here counts: fib's recursion makes a join every ~5 cycles
+    // (Zen 4: fib(35) ran 1.21-1.22x serial when the test also followed a
+    // pointer to a shared count and or'ed in the list's length; 1.03-1.10x).
+    if (__builtin_expect(p->hungry.load(std::memory_order_relaxed) == 0, 1) ||
         weft_fil_sp_() < p->fork_limit.load(std::memory_order_relaxed)) [[likely]] {
         ++p->pruned;
         detail::fil_result_t<A> ra = detail::fil_call(a);

@@ -82,12 +82,9 @@ int fork_job(part* p, weft_fil_job_* j, std::uintptr_t sp) {
         }
     }
     if (r->pruning) {
-        // Keep `keep` jobs for others, or feed a hungry worker (only where
-        // somebody takes from lists: with the tree phase alone, a fork would
-        // only come back to us).
-        const int q = p->list.size();
-        const bool want = q < p->hot.keep || (r->receiver_initiated && q < tun::hungry_list_limit &&
-                                              r->hungry.load(memory_order_relaxed) > 0);
+        // Feed a hungry worker (only where somebody takes from lists: with the
+        // tree phase alone, a fork would only come back to us).
+        const bool want = r->receiver_initiated && p->list.size() < tun::hungry_list_limit && hunger(p) > 0;
         if (!want) {
             ++p->hot.pruned;
             return 0;
@@ -226,8 +223,8 @@ WEFT_API int weft_fil_fork(weft_fil_fork_fn fn, const void* args, size_t args_si
     region* r = p->r;
     // Pruned (or not inside a C filament: nothing would join it): a call.
     const std::uintptr_t sp = weft_fil_sp_();
-    if (f == nullptr || (r->pruning && ((p->list.size() >= p->hot.keep && r->hungry.load(memory_order_relaxed) == 0) ||
-                                        sp < p->hot.fork_limit.load(memory_order_relaxed)))) {
+    if (f == nullptr ||
+        (r->pruning && (hunger(p) == 0 || sp < p->hot.fork_limit.load(memory_order_relaxed)))) {
         ++p->hot.pruned;
         run_c(p, fn, args, result);
         return 0;

@@ -46,11 +46,8 @@
 // The participant of the calling kernel thread. initial-exec: one %fs-relative
 // load in the inline pruning test of weft::join (see filament.hpp).
 extern "C" {
-namespace {
-const std::atomic<int> always_hungry{1};
-}
-WEFT_API weft_fil_self_t_ weft_fil_outside_{.hungry = &always_hungry, .index = -1, .nparts = 0, .queued = {0}, .keep = 0,
-                                            .fork_limit = {0}, .pruned = 0};
+WEFT_API weft_fil_self_t_ weft_fil_outside_{.hungry = {1}, .index = -1, .nparts = 0, .queued = {0}, .fork_limit = {0},
+                                            .pruned = 0};
 WEFT_API __thread __attribute__((tls_model("initial-exec"))) weft_fil_self_t_* weft_fil_self_ = &weft_fil_outside_;
 }
 
@@ -115,11 +112,10 @@ region* new_region(region_kind k) {
     for (int i = 0; i < n; ++i) {
         part* p = new (&r->parts[i]) part;
         p->r = r;
-        p->hot.hungry = &r->hungry;
+        p->hot.hungry.store(0, memory_order_relaxed);
         p->hot.index = i;
         p->hot.nparts = n;
         p->hot.pruned = 0;
-        p->hot.keep = n > 1 ? tun::keep_forks : 0;
         p->hot.fork_limit.store(0, memory_order_relaxed);  // any frame may fork at first
         (void)weft_sem_init(&p->sem, 0);
     }
@@ -235,13 +231,11 @@ int run_region(region* r, void* exc) {
     r->root = mine >= 0 ? mine : 0;
     r->refs.store(1, memory_order_relaxed);
     if (r->kind == region_kind::iterative) iter_prepare(r);
-    else if (mine < 0) r->hungry.store(r->nparts, memory_order_relaxed);  // everyone waits for the root
-    else r->hungry.store(r->nparts - 1, memory_order_relaxed);           // the servers wait for work
-    if (!r->receiver_initiated)
-        for (int i = 0; i < r->nparts; ++i) r->parts[i].hot.keep = 0;  // nobody would take them
+    else if (mine < 0) add_hunger(r, r->nparts);  // everyone waits for the root
+    else add_hunger(r, r->nparts - 1);            // the servers wait for work
     // Pruning off: a bias that keeps the inline test failing, so that every
     // fork reaches fork_job (the participants' +1/-1 leave it in place).
-    if (!r->pruning) r->hungry.fetch_add(1 << 24, memory_order_relaxed);
+    if (!r->pruning) add_hunger(r, 1 << 24);
 
     // Step 1: keep the caller on its worker (its participant is that worker's).
     int old_pin = 0;

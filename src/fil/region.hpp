@@ -15,7 +15,9 @@
 //                of its own worker (pinned there until the region ends), or,
 //                if external, waits on a semaphore.
 //   hungry       the count of participants with nothing to run; forks are
-//                pruned (turned into calls) while it is 0.
+//                pruned (turned into calls) while it is 0. Every participant
+//                holds a copy of it (weft_fil_self_t_::hungry), changed all at
+//                once by add_hunger.
 //
 // Lifetime: a region is one heap block shared by the caller and its servers
 // through a reference count; the last one to leave frees it. A server may start
@@ -117,11 +119,8 @@ struct iter_state {
 };
 
 struct alignas(64) region {
-    // --- Hot: every participant's weft_fil_self_t_::hungry points here --------
-    atomic<int> hungry{0};
-
     // --- Set before the servers start, read-only afterwards -------------------
-    alignas(64) region_kind kind = region_kind::fork_join;
+    region_kind kind = region_kind::fork_join;
     int nparts = 0;
     int root = 0;             // worker of the caller (0 for an external caller)
     bool receiver_initiated = true;
@@ -185,6 +184,16 @@ template <class Done> void wait_until(part* p, Done done, bool counted = false) 
 weft_fil_job_* reclaim_child(part* p, weft_fil_latch_* l);
 // Adds p's counters to its worker's statistics and clears them (owner only).
 void flush(part* p);
+// Adds delta to every participant's copy of the hunger count. Relaxed: the
+// count is a hint for the pruning test; seeing it late only delays a fork (or
+// a call) by one test. Each copy receives every delta, so each converges to
+// the true count whatever the order of concurrent changes.
+inline void add_hunger(region* r, int delta) {
+    for (int i = 0; i < r->nparts; ++i) r->parts[i].hot.hungry.fetch_add(delta, memory_order_relaxed);
+}
+// The count as participant p sees it.
+inline int hunger(const part* p) { return p->hot.hungry.load(memory_order_relaxed); }
+
 // Lets the other participants fork from deeper frames (a hungry one waits).
 void deepen_others(part* p);
 // Lets the other participants fork from any frame (a hungry one goes to sleep).
@@ -210,16 +219,14 @@ void sleep_block(part* p);                    // step 3: block until woken
 
 template <class Done, class Reclaim> void wait_until(part* p, Done done, Reclaim reclaim, bool counted) {
     region* r = p->r;
-    // Relaxed: `hungry` is a hint for the pruning test; seeing it late only
-    // delays a fork by one test.
-    if (!counted) r->hungry.fetch_add(1, memory_order_relaxed);
+    if (!counted) add_hunger(r, 1);
     int spins = 0;
     for (;;) {
         if (done()) break;
         if (weft_fil_job_* j = find_job(p)) {
-            r->hungry.fetch_sub(1, memory_order_relaxed);
+            add_hunger(r, -1);
             run_job(p, j);
-            r->hungry.fetch_add(1, memory_order_relaxed);
+            add_hunger(r, 1);
             spins = 0;
             continue;
         }
@@ -253,7 +260,7 @@ template <class Done, class Reclaim> void wait_until(part* p, Done done, Reclaim
         }
         spins = 0;
     }
-    if (!counted) r->hungry.fetch_sub(1, memory_order_relaxed);
+    if (!counted) add_hunger(r, -1);
 }
 
 }  // namespace weft::detail::fil

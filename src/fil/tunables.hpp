@@ -20,18 +20,6 @@ inline constexpr unsigned list_capacity = 256;
 // machines we target without flooding the list with small jobs.
 inline constexpr int hungry_list_limit = 2;
 
-// Jobs a participant keeps on its list for others to take even when nobody is
-// hungry (more than one worker). 0: a fork is real only when some worker is
-// hungry, as the paper's sender/receiver-initiated scheme. Measured
-// (weft-bench filaments, 2 workers, filaments time / coarse-grain time):
-//   keep 1: fib(35) 1.22-1.33 (1.5-1.6x over serial), quadrature 1.05,
-//           quicksort 0.98;
-//   keep 0: fib(35) 1.04 (1.89x over serial), quadrature 1.11, quicksort 1.01.
-// With one job kept, fib's two workers ran the same instructions at an IPC of
-// 4.7 instead of 5.7; quadrature's uneven work is what a kept job helps (a
-// worker that runs dry starts at once).
-inline constexpr int keep_forks = 0;
-
 // While someone is hungry, a join forks only if its frame is no deeper than
 // the participant's fork_limit (a stack address). A fork sets the limit to its
 // own frame; a job taken back or started sets it refill_margin bytes below the

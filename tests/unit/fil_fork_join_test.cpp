@@ -65,7 +65,7 @@ TEST_P(FilForkJoin, outside_a_region_the_participant_is_the_sentinel) {
     // ...and nothing is ever counted or deepened on the sentinel itself.
     EXPECT_EQ(weft_fil_outside_.pruned, 0u);
     EXPECT_EQ(weft_fil_outside_.fork_limit.load(), 0u);
-    EXPECT_NE(weft_fil_outside_.hungry->load(), 0);
+    EXPECT_NE(weft_fil_outside_.hungry.load(), 0);
 }
 
 TEST_P(FilForkJoin, no_pruning_every_fork_is_real) {
