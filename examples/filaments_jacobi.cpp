@@ -33,13 +33,15 @@ int main(int argc, char** argv) {
     weft::reduction<double, weft::maximum<>> maxdiff(0.0);
     int iterations = 0;
     weft::pool_set jacobi(
-        [&](int i, int j) {  // one filament: a point
-            const double v =
-                0.25 * (oldg[(i - 1) * n + j] + oldg[(i + 1) * n + j] + oldg[i * n + j - 1] + oldg[i * n + j + 1]);
-            newg[i * n + j] = v;
-            double& m = maxdiff.local();
-            m = std::max(m, std::fabs(v - oldg[i * n + j]));
-        },
+        // One filament: a point. `m` is this worker's copy of maxdiff (what
+        // maxdiff.local() returns), kept in a register while a pool runs.
+        weft::with_local(maxdiff,
+                         [&](int i, int j, double& m) {
+                             const double v = 0.25 * (oldg[(i - 1) * n + j] + oldg[(i + 1) * n + j] +
+                                                      oldg[i * n + j - 1] + oldg[i * n + j + 1]);
+                             newg[i * n + j] = v;
+                             m = std::max(m, std::fabs(v - oldg[i * n + j]));
+                         }),
         [&] {  // after each sweep, on one worker while the others wait
             ++iterations;
             const double md = maxdiff.reduce();

@@ -642,11 +642,39 @@ private:
     weft_fil_pool_t h_ = nullptr;
 };
 
+// A pool-set body that also receives the running worker's copy of a reduction
+// (weft::with_local(red, body): body(i, j, T& local)). The copy is read into a
+// local variable when a pool starts and written back when it ends, so in the
+// coarsened loops it lives in a register instead of being loaded, compared and
+// stored through red.local() at every filament: Jacobi's max-reduction on one
+// worker of a Zen 4 host took 1.4-1.7x the serial time through local(), as
+// much as serial with this (docs/design/filaments.md, "Reductions in the
+// coarsened loop"). A pool runs on one worker from start to end, so the value
+// is the one local() would give. Use it only where the body does not also
+// reach the same reduction through local().
+template <class Red, class Body>
+struct with_local_t {
+    Red& red;
+    Body body;
+};
+template <class Red, class Body>
+with_local_t<Red, std::decay_t<Body>> with_local(Red& red, Body&& body) {
+    return {red, std::forward<Body>(body)};
+}
+
+namespace detail {
+template <class B>
+inline constexpr bool is_with_local = false;
+template <class Red, class Body>
+inline constexpr bool is_with_local<with_local_t<Red, Body>> = true;
+}  // namespace detail
+
 // A pool set: body(i, j) for every filament of its pools, once per sweep, then
 // after() (returning weft::next) on one worker while the others wait. Without
 // an after function a set continues to the next set of the sequence, and the
 // last set of a sequence ends it. The body is inlined into the pool loops: the
-// general loop over descriptors and the dense 1-D/2-D loops.
+// general loop over descriptors and the dense 1-D/2-D loops. Body may be a
+// weft::with_local(red, body) (above).
 template <class Body, class After = std::nullptr_t>
 class pool_set {
 public:
@@ -679,7 +707,18 @@ public:
 
 private:
     static void run_cb(void* ctx, const weft_fil_pool_view_* v) {
-        Body& body = static_cast<pool_set*>(ctx)->body_;
+        Body& b = static_cast<pool_set*>(ctx)->body_;
+        if constexpr (detail::is_with_local<Body>) {
+            auto& slot = b.red.local();
+            auto acc = slot;
+            run_loops([&b, &acc](int i, int j) { b.body(i, j, acc); }, v);
+            slot = acc;
+        } else {
+            run_loops(b, v);
+        }
+    }
+    template <class F>
+    static void run_loops(F&& body, const weft_fil_pool_view_* v) {
         const bool back = v->backward != 0;
         if (v->path == WEFT_FIL_PATH_GENERAL) {
             // Arguments loaded from the descriptors; the body still inlined.

@@ -299,6 +299,44 @@ TEST_P(FilIterative, reductions_every_operator) {
     EXPECT_DOUBLE_EQ(d, 0.5 * 100000.0 * 99999.0 / 2);
 }
 
+// weft::with_local: the body gets the worker's copy of a reduction, held in a
+// local while a pool runs and written back at its end. On every path (dense
+// 2-D, dense 1-D, general) the sums and maxima are those of the filaments, and
+// copies carry over from one sweep to the next as through local().
+TEST_P(FilIterative, with_local_reduces_on_every_path_and_across_sweeps) {
+    const int n = 30;
+    weft::reduction<long> sum(0);
+    weft::reduction<long, weft::maximum<>> mx(-1);
+    int sweeps = 0;
+    weft::pool_set ps(
+        weft::with_local(sum, [&](int i, int j, long& acc) { acc += i * 100 + j; }),
+        [&] { return ++sweeps < 3 ? weft::next::continue_ : weft::next::done; });
+    weft::pool_set pm(weft::with_local(mx, [&](int i, int j, long& m) { m = std::max(m, long(i) * 1000 + j); }));
+    std::vector<weft::pool> dense = ps.add_pools();  // one per worker: rows split
+    for (int w = 0; w < static_cast<int>(dense.size()); ++w)
+        for (int i = w; i < n; i += static_cast<int>(dense.size()))
+            for (int j = 0; j < n; ++j) dense[static_cast<std::size_t>(w)].add(i, j);
+    weft::pool column = ps.add_pool(0);
+    for (int i = 0; i < n; ++i) column.add(i, n + 5);  // dense 1-D
+    weft::pool shuffled = ps.add_pool(workers() - 1);
+    for (int i = n - 1; i >= 0; i -= 2) shuffled.add(i, n + 9);  // general
+    weft::pool p_max = pm.add_pool(workers() - 1);
+    for (int i = n - 1; i >= 0; --i) p_max.add(i, 3);
+    weft::run(ps);
+    weft::run(pm);
+    long expect = 0;
+    for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j) expect += i * 100 + j;
+        expect += i * 100 + n + 5;
+        if ((n - 1 - i) % 2 == 0) expect += i * 100 + n + 9;
+    }
+    EXPECT_EQ(sum.reduce(), 3 * expect);  // three sweeps, never reset
+    EXPECT_EQ(mx.reduce(), long(n - 1) * 1000 + 3);
+    EXPECT_EQ(dense[0].path(), weft::pool_path::dense_2d);
+    EXPECT_EQ(column.path(), weft::pool_path::dense_1d);
+    EXPECT_EQ(shuffled.path(), weft::pool_path::general);
+}
+
 TEST_P(FilIterative, parallel_for_2d_equals_serial) {
     const int r = 37, c = 53;
     std::vector<int> m(r * c, 0);
