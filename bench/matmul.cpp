@@ -17,6 +17,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <weft/weft.h>
@@ -59,6 +60,16 @@ struct matrix {
 };
 
 bool power_of_two(std::size_t x) { return x != 0 && (x & (x - 1)) == 0; }
+
+// The speedup of a configuration over serial: the median over rounds of
+// (the serial run just before the round) / (the round). A ratio per pair,
+// not a ratio of medians: the machine's speed drifts within seconds, and a
+// pair's two runs see nearly the same machine.
+double paired_speedup(std::vector<double> const& serial, std::vector<double> const& times) {
+    std::vector<double> ratios;
+    for (std::size_t r = 0; r < times.size(); ++r) ratios.push_back(serial[r] / times[r]);
+    return summarize(ratios).median;
+}
 
 struct variant {
     std::string sched;
@@ -134,8 +145,53 @@ int run(context& ctx) {
     };
     emit_serial();
 
+    // The machine's ceiling for w workers: w copies of the serial program at
+    // once, each on a kernel thread of its own and into a result of its own.
+    // w x (serial time) / (their time) is the most a parallel version can
+    // reach here: it is below w where the CPUs share a core, a cache or a
+    // power budget (on this project's VM, two copies ran 15-30% slower each
+    // than one alone: docs/bench.md).
+    auto emit_copies = [&](int w) {
+        std::vector<matrix> outs;
+        for (int i = 0; i < w; ++i) outs.emplace_back(n);
+        auto copies_round = [&] {
+            std::vector<std::thread> others;
+            std::uint64_t t0 = now_ns();
+            auto one = [&](int i) {
+                apps::matmul::serial_exec ex;
+                apps::matmul::multiply(ex, a.v, b.v, outs[static_cast<std::size_t>(i)].v, n, leaf);
+            };
+            for (int i = 1; i < w; ++i) others.emplace_back(one, i);
+            one(0);
+            for (std::thread& th : others) th.join();
+            return static_cast<double>(now_ns() - t0) / 1e9;
+        };
+        (void)copies_round();  // warm-up: the copies' pages
+        std::vector<double> times, paired_serial;
+        for (int r = 0; r < rounds; ++r) {
+            paired_serial.push_back(serial_round());
+            times.push_back(copies_round());
+        }
+        for (matrix const& m : outs) {
+            double diff = apps::matmul::max_abs_diff(m.v, ref.v, n);
+            if (diff > 1e-9) die("matmul: a serial copy among %d differs from serial by %g", w, diff);
+        }
+        summary const st = summarize(times);
+        double const speedup = w * paired_speedup(paired_serial, times);
+        json_object rec = ctx.record();
+        rec.add("version", "serial_copies").add("sched", "serial_copies").add("workers", w).add("n", n).add("leaf", leaf);
+        rec.add_summary("time_s", st);
+        rec.add_summary("serial_time_s", summarize(paired_serial));
+        rec.add("speedup_vs_serial", speedup);
+        add_provenance(rec);
+        ctx.emit(rec);
+        t.add_row({"serial x" + std::to_string(w) + " (ceiling)", std::to_string(w), fmt(st.median, 3),
+                   fmt_pct(st.spread), fmt_ratio(speedup), "-", "-", "-", "-", "-", "-", "-"});
+    };
+
     for (int w : workers) {
         t.add_separator();
+        if (w > 1) emit_copies(w);
         for (auto const& v : variants) {
             weft_config_t cfg{};
             cfg.workers = w;
@@ -172,7 +228,7 @@ int run(context& ctx) {
             if (diff > 1e-9) die("matmul: %s on %d workers differs from serial by %g", v.label.c_str(), w, diff);
 
             summary const st = summarize(times);
-            double const speedup = summarize(paired_serial).median / st.median;
+            double const speedup = paired_speedup(paired_serial, times);
             double const par = worst.span_ns != 0 ? static_cast<double>(worst.work_ns) / worst.span_ns : 0.0;
             json_object rec = ctx.record();
             rec.add("version", "weft").add("sched", v.sched).add("variant", v.label).add("workers", w);
@@ -230,7 +286,7 @@ int run(context& ctx) {
             double diff = apps::matmul::max_abs_diff(c.v, ref.v, n);
             if (diff > 1e-9) die("matmul: %s on %d workers differs from serial by %g", p.name, w, diff);
             summary const st = summarize(times);
-            double const speedup = summarize(paired_serial).median / st.median;
+            double const speedup = paired_speedup(paired_serial, times);
             json_object rec = ctx.record();
             rec.add("version", p.name).add("sched", p.name).add("variant", p.name).add("workers", w);
             rec.add("n", n).add("leaf", leaf);
@@ -256,7 +312,9 @@ registrar const reg{experiment{
                "serial kernel below --leaf. Runs the serial program, weft under each --sched at each --workers,\n"
                "fifo with small (16 KiB) and large (1 MiB) stacks, and the same algorithm on OpenMP tasks and\n"
                "oneTBB. Times are medians over --rounds; memory figures are the worst round. A serial run\n"
-               "precedes each timed round, and each speedup is over those serial runs. See docs/bench.md.",
+               "precedes each timed round; a speedup is the median of the rounds' ratios to those serial\n"
+               "runs. 'serial xW (ceiling)' runs W copies of the serial program at once: W x its ratio is\n"
+               "the most any parallel version can reach on this machine. See docs/bench.md.",
     .options = {{.name = "n", .kind = opt_kind::integer, .metavar = "N", .default_value = "1024",
                  .help = "matrix order", .min = 2, .max = 16384},
                 {.name = "leaf", .kind = opt_kind::integer, .metavar = "N", .default_value = "64",
