@@ -10,7 +10,11 @@
 // round r runs serial, coarse-grain and filaments in turn. This VM's speed
 // drifts by 5-10% over minutes; run back to back, each version would get its
 // own stretch of the drift, interleaved they share it, and a ratio compares
-// like with like. The serial figure pools every block's serial rounds. Peers
+// like with like. The filaments version's ratios to serial and to
+// coarse-grain are medians over rounds of the ratio within each round (a
+// round's runs see nearly the same machine). Short programs get more rounds
+// (at least --min-seconds of serial time in all). The serial figure pools
+// every block's serial rounds. Peers
 // run last (their own warm-up and rounds), so that an OpenMP team spinning
 // after its region does not steal the CPUs of weft.
 //
@@ -20,8 +24,10 @@
 //   time / this time, same workers); for the filaments version the filament
 //   statistics of its timed rounds: filaments_created, filaments_run, forks,
 //   forks_pruned, steals, pools_coarsened (1-D + 2-D dense sweeps),
-//   pools_general, sweeps.
+//   pools_general, sweeps, and fil_over_serial / fil_over_coarse (the
+//   medians of the per-round ratios: the target ratios), rounds.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -73,7 +79,8 @@ double timed_checked_run(apps::instance& inst, const apps::instance& reference, 
 }
 
 int run(context& ctx) {
-    const int rounds = static_cast<int>(ctx.opts().integer("rounds"));
+    const int min_rounds = static_cast<int>(ctx.opts().integer("rounds"));
+    const double min_seconds = ctx.opts().number("min-seconds");
     const long size_opt = static_cast<long>(ctx.opts().integer("size"));
     const bool demo_sizes = ctx.opts().flag("demo-sizes");
     const bool no_peers = ctx.opts().flag("no-peers");
@@ -91,8 +98,14 @@ int run(context& ctx) {
         // aliasing among others, moves a stencil's time by tens of percent).
         auto reference = apps::make_instance(*a, size);
         reference->reset();
+        const std::uint64_t ref_t0 = now_ns();
         reference->run(version::serial, 1);
+        const double ref_s = static_cast<double>(now_ns() - ref_t0) * 1e-9;
         auto inst = apps::make_instance(*a, size);
+        // Short programs (fib(35): ~20 ms) get more rounds, so that each
+        // version is timed for at least --min-seconds in all: a single
+        // disturbance of this machine lasts longer than one of their rounds.
+        const int rounds = std::max(min_rounds, static_cast<int>(std::min(1000.0, std::ceil(min_seconds / ref_s))));
 
         // weft's side (serial, coarse-grain, filaments) and the peers.
         std::vector<version> ours, peers;
@@ -107,6 +120,9 @@ int run(context& ctx) {
         struct block {
             int workers;
             std::map<version, summary> times;
+            // Medians over rounds of the round's filaments time over its
+            // serial and its coarse-grain time (the rounds interleave them).
+            double fil_vs_serial = 0, fil_vs_coarse = 0;
             weft_fil_stats_t st{};
         };
         std::vector<block> blocks;
@@ -133,6 +149,15 @@ int run(context& ctx) {
                 if (v == version::serial) serial_samples.insert(serial_samples.end(), s.begin(), s.end());
                 else b.times[v] = summarize(s);
             }
+            auto paired = [&](version over) {
+                std::vector<double> ratios;
+                for (int r = 0; r < rounds; ++r)
+                    ratios.push_back(samples[version::filaments][static_cast<std::size_t>(r)] /
+                                     samples[over][static_cast<std::size_t>(r)]);
+                return summarize(ratios).median;
+            };
+            b.fil_vs_serial = paired(version::serial);
+            b.fil_vs_coarse = paired(version::coarse);
             blocks.push_back(std::move(b));
         }
 
@@ -159,7 +184,10 @@ int run(context& ctx) {
                         .add("steals", static_cast<unsigned long long>(b.st.steals))
                         .add("pools_coarsened", static_cast<unsigned long long>(b.st.pools_dense_1d + b.st.pools_dense_2d))
                         .add("pools_general", static_cast<unsigned long long>(b.st.pools_general))
-                        .add("sweeps", static_cast<unsigned long long>(b.st.sweeps));
+                        .add("sweeps", static_cast<unsigned long long>(b.st.sweeps))
+                        .add("fil_over_serial", b.fil_vs_serial)
+                        .add("fil_over_coarse", b.fil_vs_coarse)
+                        .add("rounds", rounds);
                 }
                 add_provenance(rec);
                 ctx.emit(rec);
@@ -167,7 +195,7 @@ int run(context& ctx) {
             const double fil = b.times[version::filaments].median;
             auto peer = [&](version v) { return b.times.count(v) ? fmt(b.times[v].median, 3) : std::string("-"); };
             t.add_row({a->name, std::to_string(size), std::to_string(b.workers), fmt(serial.median, 3), fmt(coarse, 3),
-                       fmt(fil, 3), fmt_ratio(fil / serial.median), fmt_ratio(fil / coarse),
+                       fmt(fil, 3), fmt_ratio(b.fil_vs_serial), fmt_ratio(b.fil_vs_coarse),
                        fmt_ratio(serial.median / fil), peer(version::omp), peer(version::tbb),
                        fmt_sig(static_cast<double>(b.st.forks)), fmt_sig(static_cast<double>(b.st.forks_pruned)),
                        fmt_sig(static_cast<double>(b.st.pools_dense_1d + b.st.pools_dense_2d)),
@@ -186,10 +214,13 @@ registrar const reg{experiment{
     .details = "Runs each application of apps/ (--app NAME[,NAME...] or all) at its benchmark size (serial\n"
                "1-3 s; --size for one application, --demo-sizes for the smaller demo ones). At each --workers\n"
                "count the rounds of serial, coarse-grain and filaments are interleaved (round r runs each in\n"
-               "turn), then the peers run; every output is checked against a serial reference.\n"
-               "Figures per (app, version, workers): time_s (median over --rounds; also _spread/_min/_max),\n"
+               "turn), then the peers run; every output is checked against a serial reference. Programs\n"
+               "shorter than --min-seconds get more rounds. fil/serial and fil/coarse are medians of the\n"
+               "per-round ratios.\n"
+               "Figures per (app, version, workers): time_s (median over the rounds; also _spread/_min/_max),\n"
                "vs_serial, vs_coarse, and for filaments: filaments_created, filaments_run, forks,\n"
-               "forks_pruned, steals, pools_coarsened, pools_general, sweeps.",
+               "forks_pruned, steals, pools_coarsened, pools_general, sweeps, fil_over_serial,\n"
+               "fil_over_coarse, rounds.",
     .options =
         {
             {.name = "app", .kind = opt_kind::string, .metavar = "NAME", .default_value = "all",
@@ -202,6 +233,9 @@ registrar const reg{experiment{
             {.name = "workers", .kind = opt_kind::list, .metavar = "LIST", .default_value = "1,2",
              .help = "worker counts, comma-separated"},
             {.name = "no-peers", .kind = opt_kind::flag, .help = "skip the OpenMP and oneTBB versions"},
+            {.name = "min-seconds", .kind = opt_kind::number, .metavar = "S", .default_value = "1",
+             .help = "more rounds for short programs: at least S seconds of serial time per version", .min = 0,
+             .max = 3600},
         },
     .run = run,
     .in_demo = true,
