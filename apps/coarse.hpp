@@ -1,10 +1,12 @@
 // What the applications' coarse-grain versions and checks share (apps/app.hpp).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace weft::apps {
@@ -20,6 +22,65 @@ void on_kernel_threads(I workers, Work work) {
     work(I{0});
     for (std::thread& t : threads) t.join();
 }
+
+// The barrier of the coarse-grain versions that sweep (Jacobi, LU, Tomcatv,
+// multigrid, the FFT): std::barrier's interface (arrive_and_wait; the
+// completion runs on the last thread to arrive, before any is released), but
+// waiting as the filaments' own sweep barrier waits: spin, then yield, then
+// block (src/fil/tunables.hpp: wait_spins, wait_yields). std::barrier blocks
+// almost at once, and a kernel wake-up per sweep cost the coarse-grain Jacobi
+// (10,000 sweeps) more than it cost the filaments version: 1.22-1.45 s on two
+// workers where OpenMP's spinning barrier took 0.87-0.94 s (session 6,
+// Zen 4). A baseline should wait no worse than what it is compared with.
+//
+// Memory ordering: arrivals are a release sequence on `arrived_` (acq_rel),
+// so the last arrival, which runs the completion, sees every thread's work;
+// it resets `arrived_` and then publishes the next generation with a release
+// store, which the waiters acquire: they see the completion's writes, and
+// their next arrival counts from 0.
+template <class Completion>
+class sweep_barrier {
+public:
+    sweep_barrier(std::ptrdiff_t threads, Completion done) : threads_(threads), done_(std::move(done)) {}
+    sweep_barrier(const sweep_barrier&) = delete;
+    sweep_barrier& operator=(const sweep_barrier&) = delete;
+
+    void arrive_and_wait() {
+        const unsigned gen = generation_.load(std::memory_order_acquire);
+        if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == threads_) {
+            done_();
+            arrived_.store(0, std::memory_order_relaxed);
+            generation_.store(gen + 1, std::memory_order_release);
+            generation_.notify_all();
+            return;
+        }
+        for (int i = 0; generation_.load(std::memory_order_acquire) == gen; ++i) {
+            if (i < spins) {
+                relax();
+            } else if (i < spins + yields) {
+                std::this_thread::yield();
+            } else {
+                generation_.wait(gen, std::memory_order_acquire);
+            }
+        }
+    }
+
+private:
+    static constexpr int spins = 256;  // as src/fil/tunables.hpp wait_spins
+    static constexpr int yields = 16;  // as wait_yields
+    static void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#elif defined(__aarch64__)
+        asm volatile("yield");
+#endif
+    }
+
+    const std::ptrdiff_t threads_;
+    Completion done_;
+    alignas(64) std::atomic<std::ptrdiff_t> arrived_{0};
+    alignas(64) std::atomic<unsigned> generation_{0};
+};
 
 // Exact comparison of two row-major arrays of `cols` columns (every version
 // does the same arithmetic per element, so any difference is an error; a NaN

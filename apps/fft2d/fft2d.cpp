@@ -1,7 +1,6 @@
 // fft2d: the three versions and the registration (apps/fft2d/fft2d.hpp).
 #include "apps/fft2d/fft2d.hpp"
 
-#include <barrier>
 #include <cstddef>
 #include <cstdio>
 #include <memory>
@@ -51,7 +50,7 @@ void coarse(const plan& p, cplx* a, int workers) {
         std::size_t n;
         void operator()() noexcept { transpose(a, n); }
     };
-    std::barrier sync(static_cast<std::ptrdiff_t>(workers), transposer{a, n});
+    sweep_barrier sync(static_cast<std::ptrdiff_t>(workers), transposer{a, n});
     auto work = [&](std::size_t k) {
         for (int pass = 0; pass < 2; ++pass) {
             for (std::size_t i = k * n / w; i < (k + 1) * n / w; ++i) fft_row(p, a + i * n);

@@ -21,7 +21,7 @@
 //              back-and-forth) would find nothing in cache (measured: 30% more
 //              cache misses, no gain);
 //   coarse     one kernel thread per worker, each an equal block of rows, with
-//              a std::barrier whose completion step (one thread) transposes.
+//              a sweep_barrier whose completion step (one thread) transposes.
 // The per-row arithmetic is the same function everywhere, so every version's
 // output equals the serial one bit for bit.
 #pragma once

@@ -2,7 +2,6 @@
 // (apps/jacobi/jacobi.hpp).
 #include "apps/jacobi/jacobi.hpp"
 
-#include <barrier>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -36,7 +35,7 @@ outcome coarse(double* a, double* b, int n, int workers) {
         o.maxdiff = m;
         done = finished(m, o.sweeps);
     };
-    std::barrier sync(workers, check);
+    sweep_barrier sync(workers, check);
     auto work = [&](int t) {
         const int i0 = strip_begin(n, workers, t), i1 = strip_begin(n, workers, t + 1);
         do {

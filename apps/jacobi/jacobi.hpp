@@ -12,7 +12,7 @@
 // Versions (every one computes each point with `relax_point`):
 //   serial     plain loops over the rows;
 //   coarse     one std::thread per worker, each a static strip of rows, a
-//              std::barrier per sweep whose completion step combines the
+//              sweep_barrier (apps/coarse.hpp) per sweep whose completion step combines the
 //              per-thread maxima, swaps the grids and decides to stop;
 //   filaments  one iterative filament per interior point (the paper's
 //              `jacobi(i, j)`), in one pool per worker holding a strip of rows,

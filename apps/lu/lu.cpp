@@ -2,7 +2,6 @@
 #include "apps/lu/lu.hpp"
 
 #include <algorithm>
-#include <barrier>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -55,7 +54,7 @@ void coarse(matrix& m, int workers) {
         }
         after_pivot = !after_pivot;
     };
-    std::barrier sync(workers, complete);
+    sweep_barrier sync(workers, complete);
     auto work = [&](int t) {
         // Rows t, t + P, ...: the first one > k is found from k each step.
         while (k + 1 < n) {

@@ -16,7 +16,7 @@
 //   serial     the two phases in plain loops;
 //   coarse     one std::thread per worker, rows assigned cyclically (row i to
 //              thread i mod P, so the shrinking work stays balanced, §4.4),
-//              a std::barrier after each phase; the barrier's completion step
+//              a sweep_barrier after each phase; the barrier's completion step
 //              (one thread, the others waiting) combines the per-thread pivot
 //              candidates and swaps, or advances k;
 //   filaments  a sequence of two pool sets (§2.1, §4.4: "two pool sets, one to

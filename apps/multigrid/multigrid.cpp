@@ -1,7 +1,6 @@
 // multigrid: the three versions and the registration (apps/multigrid/multigrid.hpp).
 #include "apps/multigrid/multigrid.hpp"
 
-#include <barrier>
 #include <cerrno>
 #include <cmath>
 #include <cstddef>
@@ -108,7 +107,7 @@ void coarse(hierarchy& h, int workers) {
         }
     };
     std::size_t done = 0;
-    std::barrier sync(static_cast<std::ptrdiff_t>(workers), between_steps{&h, &sched, &done});
+    sweep_barrier sync(static_cast<std::ptrdiff_t>(workers), between_steps{&h, &sched, &done});
     auto work = [&](std::size_t k) {
         for (int c = 0; c < cycles; ++c)
             for (const step& s : sched) {

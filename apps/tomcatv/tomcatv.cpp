@@ -3,7 +3,6 @@
 #include "apps/tomcatv/tomcatv.hpp"
 
 #include <algorithm>
-#include <barrier>
 #include <cmath>
 #include <memory>
 #include <numbers>
@@ -54,7 +53,7 @@ void coarse(mesh& m, int workers) {
         }
         after_relaxation = !after_relaxation;
     };
-    std::barrier sync(workers, complete);
+    sweep_barrier sync(workers, complete);
     auto work = [&](int t) {
         const int first = block_begin(n, t, workers), last = block_begin(n, t + 1, workers);
         while (it < m.iterations) {

@@ -27,7 +27,7 @@
 // exactly (the max reduction is exact in any order).
 //   serial     the two phases in plain loops;
 //   coarse     one std::thread per worker, a contiguous block of rows each, a
-//              std::barrier after each phase (the second's completion step
+//              sweep_barrier after each phase (the second's completion step
 //              combines the per-thread maxima);
 //   filaments  a sequence of two pool sets, one per phase (§4.4: "Like LU, the
 //              Filaments program creates two pool sets, one for each phase"),
