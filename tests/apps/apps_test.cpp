@@ -4,11 +4,13 @@
 // checked too when they were built.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "apps/app.hpp"
+#include "apps/coarse.hpp"
 #include "support/weft_test.hpp"
 #include "weft/weft.h"
 
@@ -68,6 +70,34 @@ INSTANTIATE_TEST_SUITE_P(apps, AppVersions, ::testing::ValuesIn(all_cases()),
                          [](const ::testing::TestParamInfo<app_case>& i) {
                              return i.param.name + "_w" + std::to_string(i.param.workers);
                          });
+
+// The coarse versions' barrier: every phase's completion runs once, on the
+// last thread to arrive, after every thread's work of the phase and before
+// any thread's work of the next (4 threads: oversubscribed here, so the
+// yield and the blocking wait are taken too). `published` is plain memory
+// written by the completion and read by every thread after the barrier: a
+// wrong order shows as a wrong value, and under TSan as a race.
+TEST(SweepBarrier, concurrent_phases_see_each_others_work) {
+    constexpr int threads = 4, phases = 2000;
+    std::vector<std::atomic<long>> done(threads);  // phases each thread has finished
+    long completions = 0, published = 0;
+    std::atomic<long> bad{0};
+    weft::apps::sweep_barrier sync(threads, [&]() noexcept {
+        ++completions;
+        for (const std::atomic<long>& d : done)
+            if (d.load(std::memory_order_relaxed) != completions) bad.fetch_add(1);  // a thread's work missing
+        published = completions;
+    });
+    weft::apps::on_kernel_threads(threads, [&](int t) {
+        for (long k = 1; k <= phases; ++k) {
+            done[static_cast<std::size_t>(t)].store(k, std::memory_order_relaxed);
+            sync.arrive_and_wait();
+            if (published != k) bad.fetch_add(1);  // released before the completion
+        }
+    });
+    EXPECT_EQ(completions, phases);
+    EXPECT_EQ(bad.load(), 0);
+}
 
 TEST(AppRegistry, names_are_unique_and_sizes_sane) {
     const auto& apps = weft::apps::all_apps();
