@@ -149,15 +149,8 @@ int run(context& ctx) {
                 if (v == version::serial) serial_samples.insert(serial_samples.end(), s.begin(), s.end());
                 else b.times[v] = summarize(s);
             }
-            auto paired = [&](version over) {
-                std::vector<double> ratios;
-                for (int r = 0; r < rounds; ++r)
-                    ratios.push_back(samples[version::filaments][static_cast<std::size_t>(r)] /
-                                     samples[over][static_cast<std::size_t>(r)]);
-                return summarize(ratios).median;
-            };
-            b.fil_vs_serial = paired(version::serial);
-            b.fil_vs_coarse = paired(version::coarse);
+            b.fil_vs_serial = median_of_ratios(samples[version::filaments], samples[version::serial]);
+            b.fil_vs_coarse = median_of_ratios(samples[version::filaments], samples[version::coarse]);
             blocks.push_back(std::move(b));
         }
 

@@ -58,6 +58,12 @@ summary summarize(std::vector<double> samples) {
     return s;
 }
 
+double median_of_ratios(std::vector<double> const& num, std::vector<double> const& den) {
+    std::vector<double> ratios;
+    for (std::size_t i = 0; i < num.size() && i < den.size(); ++i) ratios.push_back(num[i] / den[i]);
+    return summarize(std::move(ratios)).median;
+}
+
 // ---------------------------------------------------------------------------
 // JSON
 // ---------------------------------------------------------------------------

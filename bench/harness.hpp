@@ -75,6 +75,10 @@ double percentile(std::vector<double> const& sorted, double p);
 
 // Summary of a sample (need not be sorted). An empty sample gives all zeros.
 summary summarize(std::vector<double> samples);
+// The median over i of num[i] / den[i] (same length): the ratio of two
+// versions measured in the same rounds, robust to a machine whose speed moves
+// between rounds (a ratio of the two medians mixes rounds seconds apart).
+double median_of_ratios(std::vector<double> const& num, std::vector<double> const& den);
 
 // ---------------------------------------------------------------------------
 // JSON

@@ -62,15 +62,6 @@ struct matrix {
 
 bool power_of_two(std::size_t x) { return x != 0 && (x & (x - 1)) == 0; }
 
-// The speedup of a configuration over serial: the median over rounds of
-// (the serial run just before the round) / (the round). A ratio per pair,
-// not a ratio of medians: the machine's speed drifts within seconds, and a
-// pair's two runs see nearly the same machine.
-double paired_speedup(std::vector<double> const& serial, std::vector<double> const& times) {
-    std::vector<double> ratios;
-    for (std::size_t r = 0; r < times.size(); ++r) ratios.push_back(serial[r] / times[r]);
-    return summarize(ratios).median;
-}
 
 struct variant {
     std::string sched;
@@ -197,7 +188,7 @@ int run(context& ctx) {
             if (diff > 1e-9) die("matmul: a serial copy among %d differs from serial by %g", w, diff);
         }
         summary const st = summarize(times);
-        double const speedup = w * paired_speedup(paired_serial, times);
+        double const speedup = w * median_of_ratios(paired_serial, times);
         json_object rec = ctx.record();
         rec.add("version", "serial_copies").add("sched", "serial_copies").add("workers", w).add("n", n).add("leaf", leaf);
         rec.add_summary("time_s", st);
@@ -248,7 +239,7 @@ int run(context& ctx) {
             if (diff > 1e-9) die("matmul: %s on %d workers differs from serial by %g", v.label.c_str(), w, diff);
 
             summary const st = summarize(times);
-            double const speedup = paired_speedup(paired_serial, times);
+            double const speedup = median_of_ratios(paired_serial, times);
             double const par = worst.span_ns != 0 ? static_cast<double>(worst.work_ns) / worst.span_ns : 0.0;
             json_object rec = ctx.record();
             rec.add("version", "weft").add("sched", v.sched).add("variant", v.label).add("workers", w);
@@ -306,7 +297,7 @@ int run(context& ctx) {
             double diff = apps::matmul::max_abs_diff(c.v, ref.v, n);
             if (diff > 1e-9) die("matmul: %s on %d workers differs from serial by %g", p.name, w, diff);
             summary const st = summarize(times);
-            double const speedup = paired_speedup(paired_serial, times);
+            double const speedup = median_of_ratios(paired_serial, times);
             json_object rec = ctx.record();
             rec.add("version", p.name).add("sched", p.name).add("variant", p.name).add("workers", w);
             rec.add("n", n).add("leaf", leaf);
