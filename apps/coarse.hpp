@@ -66,8 +66,10 @@ public:
     }
 
 private:
-    static constexpr int spins = 256;  // as src/fil/tunables.hpp wait_spins
-    static constexpr int yields = 16;  // as wait_yields
+    // Copies of src/fil/tunables.hpp's wait_spins and wait_yields (apps/ are
+    // programs using weft's public headers, not its internals): change both.
+    static constexpr int spins = 256;
+    static constexpr int yields = 16;
     static void relax() {
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();

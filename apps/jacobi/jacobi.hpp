@@ -12,16 +12,18 @@
 // Versions (every one computes each point with `relax_point`):
 //   serial     plain loops over the rows;
 //   coarse     one std::thread per worker, each a static strip of rows, a
-//              sweep_barrier (apps/coarse.hpp) per sweep whose completion step combines the
-//              per-thread maxima, swaps the grids and decides to stop;
+//              sweep_barrier (apps/coarse.hpp) per sweep whose completion
+//              step combines the per-thread maxima, swaps the grids and
+//              decides to stop;
 //   filaments  one iterative filament per interior point (the paper's
 //              `jacobi(i, j)`), in one pool per worker holding a strip of rows,
 //              so that the runtime recognises each pool as a dense 2-D block and
 //              runs it as a plain loop (§3.1); maxdiff is a weft::reduction
-//              (the paper's `Local(maxdiff)`), combined with MAX in the pool
+//              (the paper's `Local(maxdiff)`), which weft::with_local keeps in
+//              a register while a pool runs, combined with MAX in the pool
 //              set's after function, which also swaps the grids (the paper's
-//              convergenceCheck). Pools alternate direction every sweep
-//              (back-and-forth order, §3.1);
+//              convergenceCheck). Pools run forward every sweep
+//              (weft::order::forward; docs/design/apps.md, "Sweep order");
 //   omp, tbb   the same strips with `omp for reduction(max:)` inside one
 //              parallel region / tbb::parallel_reduce per sweep.
 // Differences from the paper: the sweep cap (above); the boundary values are

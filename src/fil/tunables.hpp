@@ -35,6 +35,8 @@ inline constexpr unsigned deepen_step = 64;
 // between scans, ~60 ns each here), then yields the CPU wait_yields times, then
 // sleeps on its semaphore. ~15 us of spinning: a little below the ~20 us a
 // futex wake-up costs on this machine (docs/design/core.md). Guess, bounded by it.
+// apps/coarse.hpp's sweep_barrier copies both, so that the coarse-grain
+// baselines wait as the filaments do: change it too.
 inline constexpr int wait_spins = 256;
 inline constexpr int wait_yields = 16;
 
