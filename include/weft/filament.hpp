@@ -91,8 +91,9 @@ struct weft_fil_latch_ {
 // weft_fil_self_ points to it while the kernel thread runs filaments of a
 // region, and to weft_fil_outside_ otherwise. Read on every join: keep it small.
 struct weft_fil_self_t_ {
-    // Nonzero while a participant of the region looks for work (or all forks
-    // are to be real forks): a fork must then go to the library. Each
+    // Nonzero while a participant of the region looks for work, or while
+    // pruned forks are counted (weft_fil_counting_), or when all forks are to
+    // be real forks: a join must then look further than this word. Each
     // participant holds its own copy of the region's count, and every change is
     // made to all the copies: the test reads one word of a line of its own,
     // with no pointer to follow (see docs/design/filaments.md, "One word").
@@ -107,15 +108,22 @@ struct weft_fil_self_t_ {
     // the biggest pieces this worker has. Hungry participants lower it as they
     // wait (src/fil/region.hpp, wait_until).
     std::atomic<std::uintptr_t> fork_limit;
-    // Forks turned into calls by the inline test. Written only by this
-    // participant, at every pruned join; the library reads it when the
-    // participant leaves. On a cache line of its own: idle participants read
-    // `queued` and write `fork_limit` above while they look for work, and a
-    // counter written at every join must not share their line (fib(38), 2
-    // workers, one run each: 0.041-0.043 s apart, 0.046-0.047 s beside them;
-    // 1 worker: 0.078 s either way).
+    // Forks turned into calls by the inline test while they are counted (or
+    // while someone is hungry). Written only by this participant; the library
+    // reads it when the participant leaves. On a cache line of its own: idle
+    // participants read `queued` and write `fork_limit` above while they look
+    // for work, and a counter written at every join must not share their line
+    // (fib(38), 2 workers, one run each: 0.041-0.043 s apart, 0.046-0.047 s
+    // beside them; 1 worker: 0.078 s either way).
     alignas(64) unsigned long long pruned;
 };
+
+// Added to every copy of `hungry` for a region whose pruned forks are counted
+// (the runtime measures: WEFT_STATS=1, weft_config_t.measure, WEFT_TRACE).
+// Counting is opt-in because it is a memory increment at every join: fib(35)
+// on one worker ran 1.09-1.11x serial with it, 1.00-1.02x without. Above any
+// count of hungry participants, below the bias that turns pruning off.
+inline constexpr int weft_fil_counting_ = 1 << 20;
 
 // The stack pointer (the depth of the caller on its worker's stack).
 inline std::uintptr_t weft_fil_sp_() noexcept {
@@ -298,20 +306,24 @@ inline std::pair<detail::fil_result_t<A>, detail::fil_result_t<B>> join(A&& a, B
     // participant's own copy of the hunger count and one branch. Every
     // instruction here counts: fib's recursion makes a join every ~5 cycles
     // (Zen 4: fib(35) ran 1.21-1.22x serial when the test also followed a
-    // pointer to a shared count and or'ed in the list's length; 1.03-1.10x).
-    if (__builtin_expect(p->hungry.load(std::memory_order_relaxed) == 0, 1) ||
-        weft_fil_sp_() < p->fork_limit.load(std::memory_order_relaxed)) [[likely]] {
-        ++p->pruned;
-        detail::fil_result_t<A> ra = detail::fil_call(a);
-        return {std::move(ra), detail::fil_call(b)};
+    // pointer to a shared count and or'ed in the list's length, 1.03-1.10x
+    // with it reading one word but still counting every pruned join, and
+    // 1.00-1.02x without the count: see weft_fil_counting_).
+    if (const int h = p->hungry.load(std::memory_order_relaxed); __builtin_expect(h != 0, 0)) {
+        if (h != weft_fil_counting_ && weft_fil_sp_() >= p->fork_limit.load(std::memory_order_relaxed)) {
+            // Copies of the branches, made here so that they exist in memory on
+            // this path only. Passed by value instead, GCC built both argument
+            // copies before the pruning test, on the pruned path too
+            // (quadrature, a join per ~45 ns: 1.08x serial on one worker; 1.02x
+            // like this).
+            std::decay_t<A> ac(std::forward<A>(a));
+            std::decay_t<B> bc(std::forward<B>(b));
+            return detail::join_cold<std::decay_t<A>, std::decay_t<B>>(p, ac, bc);
+        }
+        ++p->pruned;  // counted, or too deep to give away while someone is hungry
     }
-    // Copies of the branches, made here so that they exist in memory on this
-    // path only. Passed by value instead, GCC built both argument copies
-    // before the pruning test, on the pruned path too (quadrature, a join per
-    // ~45 ns: 1.08x serial on one worker; 1.02x like this).
-    std::decay_t<A> ac(std::forward<A>(a));
-    std::decay_t<B> bc(std::forward<B>(b));
-    return detail::join_cold<std::decay_t<A>, std::decay_t<B>>(p, ac, bc);
+    detail::fil_result_t<A> ra = detail::fil_call(a);
+    return {std::move(ra), detail::fil_call(b)};
 }
 
 namespace detail {

@@ -59,8 +59,9 @@ typedef struct weft_config {
     const char *sched;    /* "fifo" | "lifo" | "dfs" | "ws"; NULL = WEFT_SCHED or "ws" */
     size_t stack_size;    /* default stack bytes; 0 = WEFT_STACK_SIZE or 64 KiB */
     int stats;            /* 1 = print statistics at finalize/exit; 0 = WEFT_STATS */
-    int measure;          /* 1 = measure work and span (weft_stats_t.work_ns/span_ns) without
-                             printing; implied by stats and by WEFT_TRACE */
+    int measure;          /* 1 = measure work and span (weft_stats_t.work_ns/span_ns) and count
+                             pruned forks (weft_fil_stats_t.forks_pruned) without printing;
+                             implied by stats and by WEFT_TRACE */
 } weft_config_t;
 
 /* Starts the runtime. The calling kernel thread becomes worker 0 and its
@@ -668,10 +669,14 @@ WEFT_API int weft_fil_red_set(weft_fil_red_t r, const void *value);
 /* Filament statistics (since start or weft_fil_stats_reset). */
 typedef struct weft_fil_stats {
     uint64_t regions;           /* regions run */
-    uint64_t filaments_created; /* iterative filaments created + fork/join filaments forked */
-    uint64_t filaments_run;     /* filaments executed (iterative: one per filament and sweep) */
+    uint64_t filaments_created; /* iterative filaments created + fork/join filaments forked
+                                   (+ forks_pruned) */
+    uint64_t filaments_run;     /* filaments executed (iterative: one per filament and sweep;
+                                   + forks_pruned) */
     uint64_t forks;             /* forks that made a filament others could take */
-    uint64_t forks_pruned;      /* forks turned into plain calls */
+    uint64_t forks_pruned;      /* forks turned into plain calls; counted only while the runtime
+                                   measures (weft_config_t.measure, WEFT_STATS=1, WEFT_TRACE),
+                                   0 otherwise: the count costs a memory increment per join */
     uint64_t steals;            /* fork/join filaments taken from another worker's list */
     uint64_t tree_sends;        /* filaments given to a child in the initial tree distribution */
     uint64_t pools_general;     /* pool sweeps run descriptor by descriptor */

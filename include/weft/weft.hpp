@@ -217,7 +217,7 @@ struct config {
     const char* sched = nullptr;
     std::size_t stack_size = 0;
     bool stats = false;
-    bool measure = false;  // work and span (weft_stats_t.work_ns / span_ns)
+    bool measure = false;  // work and span (weft_stats_t.work_ns / span_ns), pruned forks counted
 };
 
 class runtime {

@@ -35,6 +35,7 @@
 #include <cstring>
 #include <new>
 
+#include "core/profile.hpp"
 #include "core/runtime.hpp"
 #include "core/spawn.hpp"
 #include "core/ult.hpp"
@@ -121,6 +122,7 @@ region* new_region(region_kind k) {
     }
     r->kind = k;
     r->nparts = n;
+    r->count_pruned = g_measure;
     (void)weft_sem_init(&r->external_done, 0);
     return r;
 }
@@ -147,7 +149,9 @@ void release(region* r) {
 
 // Adds p's counters to its worker's statistics and clears them.
 void flush(part* p) {
-    p->st.pruned += p->hot.pruned;
+    // Uncounted regions still count the few forks pruned off the inline fast
+    // path; dropped, so that forks_pruned is all the pruned forks or none.
+    if (p->r->count_pruned) p->st.pruned += p->hot.pruned;
     p->hot.pruned = 0;
     stats_flush(p->hot.index, p->st);
     p->st = counters{};
@@ -236,6 +240,7 @@ int run_region(region* r, void* exc) {
     // Pruning off: a bias that keeps the inline test failing, so that every
     // fork reaches fork_job (the participants' +1/-1 leave it in place).
     if (!r->pruning) add_hunger(r, 1 << 24);
+    if (r->count_pruned) add_hunger(r, weft_fil_counting_);
 
     // Step 1: keep the caller on its worker (its participant is that worker's).
     int old_pin = 0;

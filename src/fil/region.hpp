@@ -125,6 +125,9 @@ struct alignas(64) region {
     int root = 0;             // worker of the caller (0 for an external caller)
     bool receiver_initiated = true;
     bool pruning = true;
+    // Pruned forks are counted (the runtime measures): weft_fil_counting_ is
+    // in every copy of the hunger count. Otherwise they are not counted at all.
+    bool count_pruned = false;
     part* parts = nullptr;
     iter_state* it = nullptr;
     void (*root_fn)(void*) = nullptr;
@@ -191,8 +194,9 @@ void flush(part* p);
 inline void add_hunger(region* r, int delta) {
     for (int i = 0; i < r->nparts; ++i) r->parts[i].hot.hungry.fetch_add(delta, memory_order_relaxed);
 }
-// The count as participant p sees it.
-inline int hunger(const part* p) { return p->hot.hungry.load(memory_order_relaxed); }
+// The count as participant p sees it (without the counting bias; with pruning
+// off it is meaningless, and nobody asks).
+inline int hunger(const part* p) { return p->hot.hungry.load(memory_order_relaxed) & (weft_fil_counting_ - 1); }
 
 // Lets the other participants fork from deeper frames (a hungry one waits).
 void deepen_others(part* p);

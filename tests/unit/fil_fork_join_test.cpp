@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -19,11 +20,13 @@ using wt::fib_serial;
 
 long fib(int n) { return wt::fib_join(n); }
 
+// Measured runtimes: pruned forks are counted only then (weft_config_t.measure).
 class FilForkJoin : public ::testing::TestWithParam<int> {
 protected:
     void SetUp() override {
         weft_config_t cfg{};
         cfg.workers = GetParam();
+        cfg.measure = 1;
         ASSERT_EQ(weft_init(&cfg), 0);
         weft_fil_stats_reset();
     }
@@ -66,6 +69,22 @@ TEST_P(FilForkJoin, outside_a_region_the_participant_is_the_sentinel) {
     EXPECT_EQ(weft_fil_outside_.pruned, 0u);
     EXPECT_EQ(weft_fil_outside_.fork_limit.load(), 0u);
     EXPECT_NE(weft_fil_outside_.hungry.load(), 0);
+}
+
+// fib(n) makes fib(n + 1) - 1 joins; each one either forks or is pruned.
+TEST_P(FilForkJoin, every_join_is_a_fork_or_a_counted_pruned_call) {
+    const int n = 20;
+    const std::uint64_t joins = static_cast<std::uint64_t>(fib_serial(n + 1)) - 1;
+    for (int round = 0; round < 3; ++round) {
+        weft_fil_stats_reset();
+        EXPECT_EQ(weft::fork_join([] { return fib(n); }), fib_serial(n));
+        weft_fil_stats_t s = weft::filament_stats();
+        EXPECT_EQ(s.forks + s.forks_pruned, joins) << "round " << round;
+        EXPECT_EQ(s.filaments_created, joins) << "round " << round;
+        if (GetParam() == 1) {
+            EXPECT_EQ(s.forks, 0u);  // nobody is ever hungry
+        }
+    }
 }
 
 TEST_P(FilForkJoin, no_pruning_every_fork_is_real) {
@@ -121,14 +140,15 @@ long lopsided(int depth) {
 TEST(FilForkJoinBalance, unbalanced_tree_runs_on_both_workers) {
     weft_config_t cfg{};
     cfg.workers = 2;
+    cfg.measure = 1;  // counts pruned forks (filaments run as calls)
     ASSERT_EQ(weft_init(&cfg), 0);
     ASSERT_EQ(weft_fil_stats_reset(), 0);
     long total = 0;
     for (int round = 0; round < 20; ++round) total += weft::fork_join([] { return lopsided(400); });
     EXPECT_EQ(total, 20L * (400 * 8 + 1));
     weft_fil_stats_t w0 = weft::filament_stats(0), w1 = weft::filament_stats(1);
-    // Each worker ran filaments taken from a list (not only pruned calls of
-    // its own): sent down the tree or stolen.
+    // Both workers ran filaments, and some of them went from one worker to
+    // the other (sent down the tree or stolen).
     EXPECT_GT(w0.filaments_run, 0u);
     EXPECT_GT(w1.filaments_run, 0u);
     EXPECT_GT(w0.steals + w1.steals + w0.tree_sends + w1.tree_sends, 0u);
@@ -211,6 +231,33 @@ long deep_chain(int depth) {
     spin_us(100);
     auto [a, b] = weft::join([=] { return deep_chain(depth - 1); }, [] { return chain_leaf(); });
     return a + b + frame[0] * 0;
+}
+
+// A runtime that does not measure keeps the counter off the inline test:
+// pruned forks are not counted at all, and the filaments created are the real
+// forks only. A measuring one counts every join as a fork or a pruned call.
+TEST(FilPrunedCount, counted_only_while_the_runtime_measures) {
+    if (std::getenv("WEFT_STATS") != nullptr || std::getenv("WEFT_TRACE") != nullptr)
+        GTEST_SKIP() << "WEFT_STATS or WEFT_TRACE is set: the runtime always measures";
+    const int n = 20;
+    const std::uint64_t joins = static_cast<std::uint64_t>(fib_serial(n + 1)) - 1;
+    for (int measure : {0, 1}) {
+        weft_config_t cfg{};
+        cfg.workers = 2;
+        cfg.measure = measure;
+        ASSERT_EQ(weft_init(&cfg), 0);
+        ASSERT_EQ(weft_fil_stats_reset(), 0);
+        EXPECT_EQ(weft::fork_join([] { return fib(n); }), fib_serial(n));
+        weft_fil_stats_t s = weft::filament_stats();
+        if (measure) {
+            EXPECT_EQ(s.forks + s.forks_pruned, joins);
+            EXPECT_GT(s.forks_pruned, 0u);
+        } else {
+            EXPECT_EQ(s.forks_pruned, 0u);
+            EXPECT_EQ(s.filaments_created, s.forks);
+        }
+        ASSERT_EQ(weft_finalize(), 0);
+    }
 }
 
 TEST(FilForkJoinBalance, sleeping_worker_gets_work_from_below_the_fork_limit) {
