@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -27,7 +28,7 @@ void on_kernel_threads(I workers, Work work) {
 // multigrid, the FFT): std::barrier's interface (arrive_and_wait; the
 // completion runs on the last thread to arrive, before any is released), but
 // waiting as the filaments' own sweep barrier waits: spin, then yield, then
-// block (src/fil/tunables.hpp: wait_spins, wait_yields). std::barrier blocks
+// block (src/fil/tunables.hpp: wait_spins, wait_yield_ns). std::barrier blocks
 // almost at once, and a kernel wake-up per sweep cost the coarse-grain Jacobi
 // (10,000 sweeps) more than it cost the filaments version: 1.22-1.45 s on two
 // workers where OpenMP's spinning barrier took 0.87-0.94 s (session 6,
@@ -54,10 +55,14 @@ public:
             generation_.notify_all();
             return;
         }
+        std::chrono::steady_clock::time_point yields_since{};
         for (int i = 0; generation_.load(std::memory_order_acquire) == gen; ++i) {
             if (i < spins) {
                 relax();
-            } else if (i < spins + yields) {
+                continue;
+            }
+            if (i == spins) yields_since = std::chrono::steady_clock::now();
+            if (std::chrono::steady_clock::now() - yields_since < yield_for) {
                 std::this_thread::yield();
             } else {
                 generation_.wait(gen, std::memory_order_acquire);
@@ -66,10 +71,10 @@ public:
     }
 
 private:
-    // Copies of src/fil/tunables.hpp's wait_spins and wait_yields (apps/ are
+    // Copies of src/fil/tunables.hpp's wait_spins and wait_yield_ns (apps/ are
     // programs using weft's public headers, not its internals): change both.
     static constexpr int spins = 256;
-    static constexpr int yields = 16;
+    static constexpr std::chrono::nanoseconds yield_for{200'000};
     static void relax() {
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();

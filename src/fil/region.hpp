@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <exception>
 
+#include "core/wait.hpp"
 #include "fil/list.hpp"
 #include "fil/stats.hpp"
 #include "sync/primitives.hpp"
@@ -172,7 +173,7 @@ void fail(region* r, std::exception_ptr e);
 
 // Waits, as an idle participant, until done() holds: runs fork/join filaments
 // found meanwhile (own list, then, if receiver-initiated, other lists), then
-// yields, then sleeps. `done` must become true only through a change that is
+// yields for tun::wait_yield_ns, then sleeps. `done` must become true only through a change that is
 // followed by a wake of this participant (wake / wake_all). Before sleeping it
 // calls reclaim(), which may make progress itself (take back a job it waits
 // for) and then returns true. counted: p is already counted in `hungry` (a
@@ -225,6 +226,7 @@ template <class Done, class Reclaim> void wait_until(part* p, Done done, Reclaim
     region* r = p->r;
     if (!counted) add_hunger(r, 1);
     int spins = 0;
+    std::int64_t yields_since = 0;  // when the yielding began (0: not yet)
     for (;;) {
         if (done()) break;
         if (weft_fil_job_* j = find_job(p)) {
@@ -232,6 +234,7 @@ template <class Done, class Reclaim> void wait_until(part* p, Done done, Reclaim
             run_job(p, j);
             add_hunger(r, 1);
             spins = 0;
+            yields_since = 0;
             continue;
         }
         if (spins < tun::wait_spins) {
@@ -240,8 +243,8 @@ template <class Done, class Reclaim> void wait_until(part* p, Done done, Reclaim
             cpu_relax();
             continue;
         }
-        if (spins < tun::wait_spins + tun::wait_yields) {
-            ++spins;
+        if (yields_since == 0) yields_since = monotonic_ns();
+        if (monotonic_ns() - yields_since < tun::wait_yield_ns) {
             weft_fil_self_ = &weft_fil_outside_;  // another weft thread may run here meanwhile
             (void)weft_thread_yield();
             weft_fil_self_ = &p->hot;
@@ -250,6 +253,7 @@ template <class Done, class Reclaim> void wait_until(part* p, Done done, Reclaim
         }
         if (reclaim()) {
             spins = 0;
+            yields_since = 0;
             continue;
         }
         // About to sleep: nobody deepens the others' limits any more, and a
@@ -263,6 +267,7 @@ template <class Done, class Reclaim> void wait_until(part* p, Done done, Reclaim
             sleep_block(p);
         }
         spins = 0;
+        yields_since = 0;
     }
     if (!counted) add_hunger(r, -1);
 }

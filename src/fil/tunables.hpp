@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace weft::detail::fil::tun {
 
@@ -32,13 +33,19 @@ inline constexpr int deepen_every = 32;
 inline constexpr unsigned deepen_step = 64;
 
 // A participant with nothing to do scans for work wait_spins times (a pause
-// between scans, ~60 ns each here), then yields the CPU wait_yields times, then
-// sleeps on its semaphore. ~15 us of spinning: a little below the ~20 us a
-// futex wake-up costs on this machine (docs/design/core.md). Guess, bounded by it.
+// between scans, ~30 ns each here), then scans and yields the CPU (to other
+// weft threads, then to other kernel threads) for wait_yield_ns, then sleeps
+// on its semaphore. A sleep costs more than the ~20 us futex wake-up: at a
+// sweep barrier the sleeper wakes late and the others then wait for it at the
+// next one. Jacobi (10,000 sweeps of ~90 us, 2 workers) slept at 5,000-7,000
+// of its barriers with 16 yields (~35 us before sleeping), at 12-26 with
+// 100-200 us, and ran 0.87-0.90 s instead of 0.98-1.17 s (session 7,
+// docs/design/filaments.md, "Waiting"). Yielding, not spinning, fills the
+// time, so a worker on an oversubscribed CPU lets the others run.
 // apps/coarse.hpp's sweep_barrier copies both, so that the coarse-grain
 // baselines wait as the filaments do: change it too.
 inline constexpr int wait_spins = 256;
-inline constexpr int wait_yields = 16;
+inline constexpr std::int64_t wait_yield_ns = 200'000;
 
 // Bytes of each chunk of a participant's arena (C weft_fil_fork descriptors,
 // 96 bytes each). Chunks are kept until the region ends.
