@@ -669,7 +669,8 @@ WEFT_API int weft_fil_red_set(weft_fil_red_t r, const void *value);
 /* Filament statistics (since start or weft_fil_stats_reset). */
 typedef struct weft_fil_stats {
     uint64_t regions;           /* regions run */
-    uint64_t filaments_created; /* iterative filaments created + fork/join filaments forked
+    uint64_t filaments_created; /* iterative filaments created (counted when their pool is next
+                                   swept, or its set destroyed) + fork/join filaments forked
                                    (+ forks_pruned) */
     uint64_t filaments_run;     /* filaments executed (iterative: one per filament and sweep;
                                    + forks_pruned) */

@@ -104,7 +104,10 @@ WEFT_API int weft_fil_poolset_destroy(weft_fil_poolset_t ps) {
     if (ps == nullptr) return EINVAL;
     if (ps->running.load(memory_order_acquire)) return EBUSY;
     if (ps->in_program) program_remove_set(ps);
-    for (weft_fil_pool_s* p : ps->pools) delete p;
+    for (weft_fil_pool_s* p : ps->pools) {
+        stats_add_created(p->uncounted);  // created, never swept since
+        delete p;
+    }
     delete ps;
     return 0;
 }
@@ -145,18 +148,16 @@ WEFT_API int weft_fil_pools_create(weft_fil_poolset_t ps, size_t capacity, weft_
 }
 
 WEFT_API int weft_fil_create(weft_fil_pool_t pool, int i, int j) {
+    // Also allowed from the set's own after function (every worker waits
+    // then); a body adding to a pool being swept is undefined (documented).
     if (pool == nullptr || pool->is_range) return EINVAL;
-    if (pool->set->running.load(memory_order_relaxed)) {
-        // Allowed from the set's own after function (every worker waits then);
-        // a body adding to a pool being swept is undefined (documented).
-    }
     try {
         pool->descs.push_back(desc{i, j});
     } catch (const std::bad_alloc&) {
         return ENOMEM;
     }
     pool->dirty = true;
-    stats_add_created(1);
+    ++pool->uncounted;
     return 0;
 }
 
@@ -176,7 +177,7 @@ WEFT_API int weft_fil_create_range(weft_fil_pool_t pool, int i0, int i1, int ist
     for (std::int64_t i = i0; i < i1; i += istride)
         for (int j = j0; j < j1; ++j) pool->descs.push_back(desc{static_cast<std::int32_t>(i), j});
     pool->dirty = true;
-    stats_add_created(rows * cols);
+    pool->uncounted += rows * cols;
     return 0;
 }
 

@@ -100,12 +100,16 @@ void count_path(counters& c, int path) {
     else ++c.pools_general;
 }
 
-// The view one sweep of `pool` runs over (its pattern recognised again if
-// filaments were added since), and the sweep counted in the pool.
-weft_fil_pool_view_ begin_pool_sweep(const weft_fil_poolset_s* set, weft_fil_pool_s* pool) {
+// The view one sweep of `pool` runs over (its pattern recognised again, and
+// the filaments added since counted as created, if it changed), and the sweep
+// counted in the pool. c may be null: a serial run outside any region.
+weft_fil_pool_view_ begin_pool_sweep(const weft_fil_poolset_s* set, weft_fil_pool_s* pool, counters* c) {
     if (pool->dirty) {
         pool->pat = recognize(pool->descs.data(), pool->descs.size());
         pool->dirty = false;
+        if (c != nullptr) c->created += pool->uncounted;
+        else stats_add_created(pool->uncounted);
+        pool->uncounted = 0;
     }
     weft_fil_pool_view_ v{};
     v.desc = reinterpret_cast<const std::int32_t*>(pool->descs.data());
@@ -135,7 +139,7 @@ void end_pool_sweep(weft_fil_pool_s* pool, const weft_fil_pool_view_& v, counter
 void run_pool(part* p, const weft_fil_poolset_s* set, weft_fil_pool_s* pool, std::uint64_t k, int s) {
     region* r = p->r;
     if (!r->failed.load(memory_order_acquire)) {
-        weft_fil_pool_view_ v = begin_pool_sweep(set, pool);
+        weft_fil_pool_view_ v = begin_pool_sweep(set, pool, &p->st);
         try {
             set->run(set->run_ctx, &v);
         } catch (...) {
@@ -227,9 +231,10 @@ void run_sets_serial(const weft_fil_poolset_t* sets, int n, part* p) {
     for (;;) {
         const weft_fil_poolset_s* set = sets[s];
         for (weft_fil_pool_s* pool : set->pools) {
-            weft_fil_pool_view_ v = begin_pool_sweep(set, pool);
+            counters* c = p != nullptr ? &p->st : nullptr;
+            weft_fil_pool_view_ v = begin_pool_sweep(set, pool, c);
             set->run(set->run_ctx, &v);
-            end_pool_sweep(pool, v, p != nullptr ? &p->st : nullptr);
+            end_pool_sweep(pool, v, c);
         }
         if (p != nullptr) ++p->st.sweeps;
         if (call_after(&st, s) == WEFT_FIL_DONE) return;

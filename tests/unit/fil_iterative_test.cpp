@@ -182,6 +182,40 @@ TEST_P(FilIterative, create_range_adds_what_nested_creates_add) {
     EXPECT_EQ(weft_fil_poolset_destroy(ps), 0);
 }
 
+TEST_P(FilIterative, created_counted_at_the_next_sweep_or_when_destroyed) {
+    // A filament counts as created when its pool is next swept (pool.hpp,
+    // `uncounted`): the adds before the run, the ones the after function makes
+    // between sweeps, and those of a set destroyed without ever running.
+    int sweep = 0;
+    std::vector<weft::pool> pools;
+    {
+        weft::pool_set ps([](int, int) {},
+                          [&] {
+                              if (++sweep == 2) return weft::next::done;
+                              pools[0].add(100, 0);
+                              pools[0].add_range(101, 105);  // 4 more
+                              return weft::next::continue_;
+                          });
+        pools = ps.add_pools();
+        for (int i = 0; i < 10; ++i) pools[static_cast<std::size_t>(i) % pools.size()].add(i, 0);
+        pools[0].add_range(20, 23, 1, 0, 2);  // 6 more
+        EXPECT_EQ(weft::filament_stats().filaments_created, 0u) << "counted before any sweep";
+        weft::run(ps);
+        ASSERT_EQ(sweep, 2);
+        weft_fil_stats_t s = weft::filament_stats();
+        EXPECT_EQ(s.filaments_created, 16u + 5u);
+        EXPECT_EQ(s.filaments_run, 16u + (16u + 5u));
+        pools.clear();
+    }
+    EXPECT_EQ(weft::filament_stats().filaments_created, 21u) << "a swept set adds nothing when destroyed";
+    {
+        weft::pool_set never([](int, int) {});
+        weft::pool p = never.add_pool(0);
+        for (int i = 0; i < 7; ++i) p.add(i, i);
+    }
+    EXPECT_EQ(weft::filament_stats().filaments_created, 21u + 7u) << "a set destroyed unswept";
+}
+
 TEST_P(FilIterative, after_function_shrinks_the_pools) {
     // Each sweep drops the lowest remaining index: the after function clears
     // every pool and adds back the rows above the step, cyclically placed (the
