@@ -30,6 +30,10 @@
 
 namespace weft::apps {
 
+// The workers a filaments version spreads its pools over (one pool each, as
+// weft::pool_set::add_pools makes them): the running runtime's, at least 1.
+int filament_workers() noexcept;
+
 enum class version { serial, coarse, filaments, omp, tbb };
 
 // "serial", "coarse", "filaments", "omp", "tbb".

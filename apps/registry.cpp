@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "apps/app.hpp"
+#include "weft/weft.h"
 
 namespace weft::apps {
 namespace {
@@ -27,6 +28,11 @@ constexpr std::pair<version, const char*> names[] = {
 };
 
 }  // namespace
+
+int filament_workers() noexcept {
+    const int n = weft_num_workers();
+    return n > 0 ? n : 1;
+}
 
 const char* version_name(version v) noexcept {
     for (auto& [k, n] : names)

@@ -72,7 +72,7 @@ outcome filaments(double* a, double* b, int n) {
         weft::order::forward);
     // One pool per worker, a strip of rows each (the paper's whichPool): each
     // worker keeps its strip in its cache, and the runtime sees a dense block.
-    const int parts = weft_num_workers() > 0 ? weft_num_workers() : 1;
+    const int parts = filament_workers();
     std::vector<weft::pool> pools =
         set.add_pools(static_cast<std::size_t>(n - 2) * static_cast<std::size_t>(n - 2) / static_cast<std::size_t>(parts) +
                       static_cast<std::size_t>(n));

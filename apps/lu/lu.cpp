@@ -73,7 +73,7 @@ void filaments(matrix& m) {
     const int n = m.n;
     if (n < 2) return;
     double* a = m.a.data();
-    const int workers = weft_num_workers() > 0 ? weft_num_workers() : 1;
+    const int workers = filament_workers();
     int k = 0;  // the step; written only by after functions (every worker waits then)
     weft::reduction<pivot_candidate, better_pivot> best;
     // One pool per worker in each set, rows cyclic: row i on worker i mod P

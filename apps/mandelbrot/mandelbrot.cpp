@@ -26,7 +26,7 @@ void filaments(std::int32_t* img, int n) {
     // pool's rows up front (no regrowth, no copies) and the pool chosen once
     // per row (no division per point) took it from 56-80 ms to 11-41 ms a run
     // (the first rounds fault the memory in; docs/design/apps.md).
-    const int workers = weft_num_workers() > 0 ? weft_num_workers() : 1;
+    const int workers = filament_workers();
     const std::size_t rows_per_pool = static_cast<std::size_t>((n + workers - 1) / workers);
     std::vector<weft::pool> pools = set.add_pools(rows_per_pool * static_cast<std::size_t>(n));
     const int p = static_cast<int>(pools.size());

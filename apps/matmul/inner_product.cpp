@@ -48,7 +48,7 @@ void filaments(operands& m) {
         c[static_cast<std::size_t>(i) * n + j] =
             inner_product(a + static_cast<std::size_t>(i) * n, bt + static_cast<std::size_t>(j) * n, n);
     });
-    const int workers = weft_num_workers() > 0 ? weft_num_workers() : 1;
+    const int workers = filament_workers();
     for (int w = 0; w < workers; ++w) {
         const int first = block_begin(n, w, workers), last = block_begin(n, w + 1, workers);
         weft::pool p = set.add_pool(w, static_cast<std::size_t>(last - first) * n);

@@ -96,7 +96,7 @@ void filaments(mesh& m) {
         weft::order::forward);
     // Pool w of both sets: the interior rows of block w; every interior point
     // of them for the residuals, each row once for the relaxation.
-    const int workers = weft_num_workers() > 0 ? weft_num_workers() : 1;
+    const int workers = filament_workers();
     for (int w = 0; w < workers; ++w) {
         const int first = block_begin(n, w, workers), last = block_begin(n, w + 1, workers);
         const std::size_t rows = static_cast<std::size_t>(last - first);

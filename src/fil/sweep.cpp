@@ -102,13 +102,12 @@ void count_path(counters& c, int path) {
 
 // The view one sweep of `pool` runs over (its pattern recognised again, and
 // the filaments added since counted as created, if it changed), and the sweep
-// counted in the pool. c may be null: a serial run outside any region.
-weft_fil_pool_view_ begin_pool_sweep(const weft_fil_poolset_s* set, weft_fil_pool_s* pool, counters* c) {
+// counted in the pool.
+weft_fil_pool_view_ begin_pool_sweep(const weft_fil_poolset_s* set, weft_fil_pool_s* pool, counters& c) {
     if (pool->dirty) {
         pool->pat = recognize(pool->descs.data(), pool->descs.size());
         pool->dirty = false;
-        if (c != nullptr) c->created += pool->uncounted;
-        else stats_add_created(pool->uncounted);
+        c.created += pool->uncounted;
         pool->uncounted = 0;
     }
     weft_fil_pool_view_ v{};
@@ -125,27 +124,24 @@ weft_fil_pool_view_ begin_pool_sweep(const weft_fil_poolset_s* set, weft_fil_poo
     return v;
 }
 
-// After the sweep: the path it took, and the participant's counts (c may be
-// null: a serial run outside any region).
-void end_pool_sweep(weft_fil_pool_s* pool, const weft_fil_pool_view_& v, counters* c) {
+// After the sweep: the path it took, and the participant's counts.
+void end_pool_sweep(weft_fil_pool_s* pool, const weft_fil_pool_view_& v, counters& c) {
     pool->last_path.store(v.path, memory_order_relaxed);
-    if (c != nullptr) {
-        count_path(*c, v.path);
-        c->run += static_cast<std::uint64_t>(v.n);
-    }
+    count_path(c, v.path);
+    c.run += static_cast<std::uint64_t>(v.n);
 }
 
 // Runs one claimed pool (unless the region failed) and counts it in `left`.
 void run_pool(part* p, const weft_fil_poolset_s* set, weft_fil_pool_s* pool, std::uint64_t k, int s) {
     region* r = p->r;
     if (!r->failed.load(memory_order_acquire)) {
-        weft_fil_pool_view_ v = begin_pool_sweep(set, pool, &p->st);
+        weft_fil_pool_view_ v = begin_pool_sweep(set, pool, p->st);
         try {
             set->run(set->run_ctx, &v);
         } catch (...) {
             fail(r, std::current_exception());
         }
-        end_pool_sweep(pool, v, &p->st);
+        end_pool_sweep(pool, v, p->st);
         if ((pool->owner % r->nparts) != p->hot.index) ++p->st.pools_helped;
     }
     if (r->it->left.fetch_sub(1, memory_order_acq_rel) == 1) {
@@ -231,12 +227,11 @@ void run_sets_serial(const weft_fil_poolset_t* sets, int n, part* p) {
     for (;;) {
         const weft_fil_poolset_s* set = sets[s];
         for (weft_fil_pool_s* pool : set->pools) {
-            counters* c = p != nullptr ? &p->st : nullptr;
-            weft_fil_pool_view_ v = begin_pool_sweep(set, pool, c);
+            weft_fil_pool_view_ v = begin_pool_sweep(set, pool, p->st);
             set->run(set->run_ctx, &v);
-            end_pool_sweep(pool, v, c);
+            end_pool_sweep(pool, v, p->st);
         }
-        if (p != nullptr) ++p->st.sweeps;
+        ++p->st.sweeps;
         if (call_after(&st, s) == WEFT_FIL_DONE) return;
         s = (s + 1) % n;
     }

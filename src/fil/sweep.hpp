@@ -18,7 +18,7 @@ void iter_participate(part* p);
 void iter_wait_quiescent(region* r);
 
 // Runs a sequence on the calling thread alone (a region started inside a
-// filament). Exceptions propagate.
+// filament; p is that filament's participant). Exceptions propagate.
 void run_sets_serial(const weft_fil_poolset_t* sets, int n, part* p);
 
 // Runs the sequence as a region. ECANCELED (exception in *exc if exc) etc.
