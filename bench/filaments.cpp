@@ -7,7 +7,9 @@
 // mismatch stops the run: a fast wrong answer is not a result). Then, per
 // --workers count, weft is started with that many workers, each version runs
 // one untimed warm-up round, and the --rounds timed rounds are interleaved:
-// round r runs serial, coarse-grain and filaments in turn. This VM's speed
+// round r runs serial, coarse-grain and filaments in turn (and, at more than
+// one worker, W copies of the serial program at once: the machine's ceiling,
+// serial_copies.hpp). This VM's speed
 // drifts by 5-10% over minutes; run back to back, each version would get its
 // own stretch of the drift, interleaved they share it, and a ratio compares
 // like with like. The filaments version's ratios to serial and to
@@ -25,16 +27,20 @@
 //   statistics of one untimed run on a measuring runtime (the only kind that
 //   counts pruned forks): filaments_created, filaments_run, forks,
 //   forks_pruned, steals, pools_coarsened (1-D + 2-D dense sweeps),
-//   pools_general, sweeps, and fil_over_serial / fil_over_coarse (the
-//   medians of the per-round ratios: the target ratios), rounds.
+//   pools_general, sweeps, and fil_over_serial / fil_over_coarse / speedup
+//   (the medians of the per-round ratios: the target ratios), rounds;
+//   and per worker count above 1 a serial_copies line: time_s and ceiling.
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "apps/app.hpp"
 #include "harness.hpp"
+#include "serial_copies.hpp"
 #include "weft/weft.h"
 
 namespace weft::bench::filaments {
@@ -90,7 +96,7 @@ int run(context& ctx) {
     std::vector<std::string> ws = ctx.opts().list("workers");
 
     table t({"app", "size", "workers", "serial s", "coarse s", "filaments s", "fil/serial", "fil/coarse", "speedup",
-             "omp s", "tbb s", "forks", "pruned", "coarsened", "steals"});
+             "ceiling", "omp s", "tbb s", "forks", "pruned", "coarsened", "steals"});
     for (const apps::app* a : chosen) {
         const long size = size_opt ? size_opt : demo_sizes ? a->demo_size : a->bench_size;
         // The reference output comes from its own instance; every version,
@@ -124,6 +130,13 @@ int run(context& ctx) {
             // Medians over rounds of the round's filaments time over its
             // serial and its coarse-grain time (the rounds interleave them).
             double fil_vs_serial = 0, fil_vs_coarse = 0;
+            // The median over rounds of the round's serial time over its
+            // filaments time (what the speedup target is about).
+            double speedup = 0;
+            // W copies of the serial program at once (workers > 1): their
+            // times, and W x the median of (the round's serial) / (them).
+            std::vector<double> copies_times;
+            double ceiling = 0;
             weft_fil_stats_t st{};
         };
         std::vector<block> blocks;
@@ -131,7 +144,23 @@ int run(context& ctx) {
         for (const std::string& w : ws) {
             weft_config_t cfg{};
             cfg.workers = std::stoi(w);
-            block b{cfg.workers, {}, {}};
+            block b{};
+            b.workers = cfg.workers;
+            // The machine's ceiling at this worker count (serial_copies.hpp),
+            // one round of it after each round of the versions: each copy has
+            // an instance of its own, reset before the round, checked after.
+            std::vector<std::unique_ptr<apps::instance>> copy_inst;
+            std::optional<serial_copies> copies;
+            if (cfg.workers > 1) {
+                for (int i = 0; i < cfg.workers; ++i) copy_inst.push_back(apps::make_instance(*a, size));
+                copies.emplace(cfg.workers, [&copy_inst](int i) {
+                    copy_inst[static_cast<std::size_t>(i)]->run(version::serial, 1);
+                });
+            }
+            auto copies_round = [&] {
+                for (auto& c : copy_inst) c->reset();
+                return copies->round();
+            };
             // The statistics come from one untimed run on a measuring runtime:
             // only that one counts pruned forks (a memory increment per join,
             // which the timed rounds must not pay).
@@ -144,9 +173,16 @@ int run(context& ctx) {
             cfg.measure = 0;
             check(weft_init(&cfg), "weft_init");
             for (version v : ours) (void)timed_checked_run(*inst, *reference, *a, v, cfg.workers);  // warm-up
+            if (copies) (void)copies_round();
             std::map<version, std::vector<double>> samples;
-            for (int r = 0; r < rounds; ++r)
+            for (int r = 0; r < rounds; ++r) {
                 for (version v : ours) samples[v].push_back(timed_checked_run(*inst, *reference, *a, v, cfg.workers));
+                if (copies) b.copies_times.push_back(copies_round());
+            }
+            for (auto& c : copy_inst)
+                if (std::string diff = c->compare(*reference); !diff.empty())
+                    die("filaments: %s, one of %d serial copies run at once differs from serial: %s", a->name,
+                        cfg.workers, diff.c_str());
             for (version v : peers) {
                 (void)timed_checked_run(*inst, *reference, *a, v, cfg.workers);  // warm-up
                 for (int r = 0; r < rounds; ++r)
@@ -159,6 +195,8 @@ int run(context& ctx) {
             }
             b.fil_vs_serial = median_of_ratios(samples[version::filaments], samples[version::serial]);
             b.fil_vs_coarse = median_of_ratios(samples[version::filaments], samples[version::coarse]);
+            b.speedup = median_of_ratios(samples[version::serial], samples[version::filaments]);
+            if (copies) b.ceiling = cfg.workers * median_of_ratios(samples[version::serial], b.copies_times);
             blocks.push_back(std::move(b));
         }
 
@@ -188,8 +226,16 @@ int run(context& ctx) {
                         .add("sweeps", static_cast<unsigned long long>(b.st.sweeps))
                         .add("fil_over_serial", b.fil_vs_serial)
                         .add("fil_over_coarse", b.fil_vs_coarse)
+                        .add("speedup", b.speedup)
                         .add("rounds", rounds);
                 }
+                add_provenance(rec);
+                ctx.emit(rec);
+            }
+            if (!b.copies_times.empty()) {
+                json_object rec = ctx.record();
+                rec.add("app", a->name).add("version", "serial_copies").add("workers", b.workers).add("size", size);
+                rec.add_summary("time_s", summarize(b.copies_times)).add("ceiling", b.ceiling);
                 add_provenance(rec);
                 ctx.emit(rec);
             }
@@ -197,7 +243,8 @@ int run(context& ctx) {
             auto peer = [&](version v) { return b.times.count(v) ? fmt(b.times[v].median, 3) : std::string("-"); };
             t.add_row({a->name, std::to_string(size), std::to_string(b.workers), fmt(serial.median, 3), fmt(coarse, 3),
                        fmt(fil, 3), fmt_ratio(b.fil_vs_serial), fmt_ratio(b.fil_vs_coarse),
-                       fmt_ratio(serial.median / fil), peer(version::omp), peer(version::tbb),
+                       fmt_ratio(b.speedup), b.ceiling > 0 ? fmt_ratio(b.ceiling) : std::string("-"),
+                       peer(version::omp), peer(version::tbb),
                        fmt_sig(static_cast<double>(b.st.forks)), fmt_sig(static_cast<double>(b.st.forks_pruned)),
                        fmt_sig(static_cast<double>(b.st.pools_dense_1d + b.st.pools_dense_2d)),
                        fmt_sig(static_cast<double>(b.st.steals))});
@@ -217,11 +264,15 @@ registrar const reg{experiment{
                "count the rounds of serial, coarse-grain and filaments are interleaved (round r runs each in\n"
                "turn), then the peers run; every output is checked against a serial reference. Programs\n"
                "shorter than --min-seconds get more rounds. fil/serial and fil/coarse are medians of the\n"
-               "per-round ratios.\n"
+               "per-round ratios, and so is the speedup (serial over filaments). At more than one worker\n"
+               "each round also runs W copies of the serial program at once (each on a kernel thread and an\n"
+               "instance of its own): 'ceiling' is W x the median of (the round's serial) / (the copies), the\n"
+               "most any parallel version can reach on this machine in this run.\n"
                "Figures per (app, version, workers): time_s (median over the rounds; also _spread/_min/_max),\n"
                "vs_serial, vs_coarse, and for filaments: filaments_created, filaments_run, forks,\n"
                "forks_pruned, steals, pools_coarsened, pools_general, sweeps (of one untimed run on a\n"
-               "measuring runtime, which counts pruned forks), fil_over_serial, fil_over_coarse, rounds.",
+               "measuring runtime, which counts pruned forks), fil_over_serial, fil_over_coarse, speedup,\n"
+               "rounds; version serial_copies: time_s and ceiling.",
     .options =
         {
             {.name = "app", .kind = opt_kind::string, .metavar = "NAME", .default_value = "all",

@@ -13,12 +13,10 @@
 // default stacks (the paper's "Orig + small stk" against Solaris' 1 MB default).
 #include <algorithm>
 #include <array>
-#include <barrier>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <weft/weft.h>
@@ -26,6 +24,7 @@
 
 #include "harness.hpp"
 #include "matmul.hpp"
+#include "serial_copies.hpp"
 
 namespace weft::bench::matmul {
 namespace {
@@ -137,12 +136,10 @@ int run(context& ctx) {
     };
     emit_serial();
 
-    // The machine's ceiling for w workers: w copies of the serial program at
-    // once, each on a kernel thread of its own and into a result of its own.
-    // w x (serial time) / (their time) is the most a parallel version can
-    // reach here: it is below w where the CPUs share a core, a cache or a
-    // power budget (on this project's VM, two copies ran 15-30% slower each
-    // than one alone: docs/bench.md).
+    // The machine's ceiling for w workers (serial_copies.hpp): w copies of the
+    // serial program at once, each into a result of its own (on this
+    // project's VM, two copies ran 15-30% slower each than one alone:
+    // docs/bench.md).
     auto emit_copies = [&](int w) {
         std::vector<matrix> outs;
         for (int i = 0; i < w; ++i) outs.emplace_back(n);
@@ -150,39 +147,13 @@ int run(context& ctx) {
             apps::matmul::serial_exec ex;
             apps::matmul::multiply(ex, a.v, b.v, outs[static_cast<std::size_t>(i)].v, n, leaf);
         };
-        // The copies run on kernel threads that live through all the rounds,
-        // as weft's workers do, so that each round finds them settled on
-        // their CPUs. (Created per round, a thread now and then started on
-        // its creator's CPU and ran its copy after the creator's: 1.03x for
-        // two copies in one session-6 run where dfs reached 1.83x.)
-        std::barrier start(w), finish(w);
-        bool stop = false;  // read after `start`, written before it
-        std::vector<std::thread> others;
-        for (int i = 1; i < w; ++i)
-            others.emplace_back([&, i] {
-                for (;;) {
-                    start.arrive_and_wait();
-                    if (stop) return;
-                    one(i);
-                    finish.arrive_and_wait();
-                }
-            });
-        auto copies_round = [&] {
-            std::uint64_t t0 = now_ns();
-            start.arrive_and_wait();
-            one(0);
-            finish.arrive_and_wait();
-            return static_cast<double>(now_ns() - t0) / 1e9;
-        };
-        (void)copies_round();  // warm-up: the copies' pages
+        serial_copies copies(w, one);
+        (void)copies.round();  // warm-up: the copies' pages
         std::vector<double> times, paired_serial;
         for (int r = 0; r < rounds; ++r) {
             paired_serial.push_back(serial_round());
-            times.push_back(copies_round());
+            times.push_back(copies.round());
         }
-        stop = true;
-        start.arrive_and_wait();
-        for (std::thread& th : others) th.join();
         for (matrix const& m : outs) {
             double diff = apps::matmul::max_abs_diff(m.v, ref.v, n);
             if (diff > 1e-9) die("matmul: a serial copy among %d differs from serial by %g", w, diff);

@@ -1,6 +1,7 @@
 """Plots of weft-bench filaments: seed 004's Tables 1-4 as charts. One chart
 of speedup over serial per application and version (a group of bars per
-application, one chart per worker count), and one of the filaments version's
+application, one chart per worker count, with the machine's ceiling: W serial
+copies at once), and one of the filaments version's
 time relative to serial and to the coarse-grain version (the paper's
 overhead columns)."""
 
@@ -35,6 +36,15 @@ def plot_filaments(records, outdir, plt):
                 xs.append(ai + (vi - (len(versions) - 1) / 2) * width)
                 ys.append(r["vs_serial"])
             ax.bar(xs, ys, width * 0.95, label=v)
+        # The machine's ceiling in the same run: W serial copies at once.
+        cx, cy = [], []
+        for ai, a in enumerate(apps):
+            r = next((x for x in rows if x["app"] == a and x.get("version") == "serial_copies" and x["workers"] == w), None)
+            if r is not None and r.get("ceiling"):
+                cx.append(ai)
+                cy.append(r["ceiling"])
+        if cx:
+            ax.scatter(cx, cy, marker="_", s=900, linewidths=2, color="black", label=f"ceiling ({w} serial copies)", zorder=3)
         ax.axhline(1.0, color="#444444", linestyle="--", linewidth=1)
         ax.set_yscale("log")
         ax.set_xticks(range(len(apps)))
@@ -42,12 +52,14 @@ def plot_filaments(records, outdir, plt):
         ax.set_ylabel("speedup over serial (log)")
         ax.set_title(f"seed 004's applications on {w} worker{'s' if w > 1 else ''}: speedup over serial", fontsize=11)
         ax.grid(axis="y", alpha=0.3)
-        ax.legend(frameon=False, ncol=len(versions))
+        ax.set_ylim(top=ax.get_ylim()[1] * 1.3)  # room for the legend above the bars
+        ax.legend(frameon=False, ncol=len(versions) + 1)
         fig.tight_layout()
         fname = f"filaments_speedup_w{w}.png"
         fig.savefig(os.path.join(outdir, fname))
         plt.close(fig)
-        out.append((fname, f"filaments: serial time / version time, {w} worker(s); dashed: serial"))
+        out.append((fname, f"filaments: serial time / version time, {w} worker(s); dashed: serial; "
+                           "black bars: the ceiling (W serial copies at once)"))
 
     fig, ax = plt.subplots(figsize=(11, 4.5), dpi=110)
     width = 0.8 / max(1, len(workers))
