@@ -82,9 +82,12 @@ int fork_job(part* p, weft_fil_job_* j, std::uintptr_t sp) {
         }
     }
     if (r->pruning) {
-        // Feed a hungry worker (only where somebody takes from lists: with the
-        // tree phase alone, a fork would only come back to us).
-        const bool want = r->receiver_initiated && p->list.size() < tun::hungry_list_limit && hunger(p) > 0;
+        // Feed a hungry worker, or fill a list that keeps a job ready (only
+        // where somebody takes from lists: with the tree phase alone, a fork
+        // would only come back to us).
+        const int queued = p->list.size();
+        const bool want = r->receiver_initiated && ((r->keep_ready && queued == 0) ||
+                                                    (queued < tun::hungry_list_limit && hunger(p) > 0));
         if (!want) {
             ++p->hot.pruned;
             return 0;
@@ -224,7 +227,7 @@ WEFT_API int weft_fil_fork(weft_fil_fork_fn fn, const void* args, size_t args_si
     // Pruned (or not inside a C filament: nothing would join it): a call.
     const std::uintptr_t sp = weft_fil_sp_();
     if (f == nullptr ||
-        (r->pruning && (hunger(p) == 0 || sp < p->hot.fork_limit.load(memory_order_relaxed)))) {
+        (r->pruning && (!fork_wanted(p) || sp < p->hot.fork_limit.load(memory_order_relaxed)))) {
         ++p->hot.pruned;
         run_c(p, fn, args, result);
         return 0;

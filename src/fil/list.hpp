@@ -6,8 +6,9 @@
 // (WorkCrews). The owner takes back from the tail (LIFO): see pop_tail_if.
 //
 // A ring of job pointers under a spinlock. Forks reach the list only when a
-// worker is hungry or during the initial tree distribution (pruning turns every
-// other fork into a call), so the lock is taken a few times per steal, not per
+// worker is hungry, when the list is empty and keeps one job ready (keep_ready
+// below), or during the initial tree distribution (pruning turns every other
+// fork into a call), so the lock is taken a few times per steal, not per
 // fork; a lock-free deque (Chase-Lev) would save ~10 ns on an operation that is
 // already off the hot path, at the price of a much harder proof.
 //
@@ -29,6 +30,12 @@
 
 namespace weft::detail::fil {
 
+// Added to the owner's copy of the hunger count while its list is empty and
+// keeps one job ready: the owner's next join then fails the inline pruning
+// test and forks (fork_job). Outside the count's bits (hunger() masks it),
+// below weft_fil_counting_'s neighbours' bits.
+inline constexpr int ready_bias = 1 << 22;
+
 class fj_list {
 public:
     // size: where the length is published (the participant's hot prefix, read
@@ -39,13 +46,23 @@ public:
 
     int size() const { return size_.load(memory_order_relaxed); }
 
+    // From now on (one fork/join region with more than one participant), an
+    // empty list asks its owner for a job: ready_bias is in owner's hunger
+    // count exactly while the list is empty, and when a thief empties it,
+    // owner's fork_limit opens (any frame may refill it). Call while no other
+    // thread uses the list.
+    void keep_ready(weft_fil_self_t_* owner) {
+        owner_ = owner;
+        if (tail_ == head_) owner_->hungry.fetch_add(ready_bias, memory_order_relaxed);
+    }
+
     // Appends j at the tail. False if the ring is full (the caller prunes).
     bool push_tail(weft_fil_job_* j) {
         lock_guard<spinlock> g(lock_);
         if (tail_ - head_ == tun::list_capacity) return false;
         ring_[tail_ & mask] = j;
         ++tail_;
-        size_.store(static_cast<int>(tail_ - head_), memory_order_relaxed);
+        publish(false);
         return true;
     }
 
@@ -55,7 +72,7 @@ public:
         lock_guard<spinlock> g(lock_);
         if (tail_ == head_ || ring_[(tail_ - 1) & mask] != j) return false;
         --tail_;
-        size_.store(static_cast<int>(tail_ - head_), memory_order_relaxed);
+        publish(false);
         return true;
     }
 
@@ -65,7 +82,7 @@ public:
         lock_guard<spinlock> g(lock_);
         if (tail_ == head_ || ring_[(tail_ - 1) & mask]->latch != l) return nullptr;
         --tail_;
-        size_.store(static_cast<int>(tail_ - head_), memory_order_relaxed);
+        publish(false);
         return ring_[tail_ & mask];
     }
 
@@ -74,7 +91,7 @@ public:
         lock_guard<spinlock> g(lock_);
         if (tail_ == head_) return nullptr;
         --tail_;
-        size_.store(static_cast<int>(tail_ - head_), memory_order_relaxed);
+        publish(false);
         return ring_[tail_ & mask];
     }
 
@@ -84,7 +101,7 @@ public:
         if (tail_ == head_) return nullptr;
         weft_fil_job_* j = ring_[head_ & mask];
         ++head_;
-        size_.store(static_cast<int>(tail_ - head_), memory_order_relaxed);
+        publish(true);
         return j;
     }
 
@@ -97,18 +114,38 @@ public:
             if (j->latch != l) continue;
             for (unsigned m = k; m + 1 != tail_; ++m) ring_[m & mask] = ring_[(m + 1) & mask];
             --tail_;
-            size_.store(static_cast<int>(tail_ - head_), memory_order_relaxed);
+            publish(true);
             return j;
         }
         return nullptr;
     }
 
 private:
+    // After a change (under the lock): the new length for readers, and, for a
+    // list that keeps a job ready, ready_bias in or out of the owner's count
+    // when the list became empty or stopped being empty. by_other: the change
+    // was not the owner's own (a thief, a parent reclaiming its child).
+    void publish(bool by_other) {
+        const int n = static_cast<int>(tail_ - head_);
+        const int was = size_.load(memory_order_relaxed);
+        size_.store(n, memory_order_relaxed);
+        if (owner_ == nullptr || (n == 0) == (was == 0)) return;
+        if (n != 0) {
+            owner_->hungry.fetch_sub(ready_bias, memory_order_relaxed);
+            return;
+        }
+        // The owner may be deep in pruned code: let its next join refill the
+        // list wherever it is (the owner's own take-back sets its limit itself).
+        if (by_other) owner_->fork_limit.store(0, memory_order_relaxed);
+        owner_->hungry.fetch_add(ready_bias, memory_order_relaxed);
+    }
+
     static constexpr unsigned mask = tun::list_capacity - 1;
     static_assert((tun::list_capacity & mask) == 0, "list_capacity must be a power of 2");
 
     spinlock lock_;
     atomic<int>& size_;
+    weft_fil_self_t_* owner_ = nullptr;  // set by keep_ready
     unsigned head_ = 0;  // guarded by lock_
     unsigned tail_ = 0;  // guarded by lock_
     weft_fil_job_* ring_[tun::list_capacity];

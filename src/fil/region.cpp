@@ -241,6 +241,12 @@ int run_region(region* r, void* exc) {
     // fork reaches fork_job (the participants' +1/-1 leave it in place).
     if (!r->pruning) add_hunger(r, 1 << 24);
     if (r->count_pruned) add_hunger(r, weft_fil_counting_);
+    // Every list keeps one job ready for a worker that runs dry (fj_list::
+    // keep_ready; docs/design/filaments.md, "A job kept ready"). Only where
+    // somebody takes jobs from lists, and where there is somebody else.
+    r->keep_ready = r->kind == region_kind::fork_join && r->pruning && r->receiver_initiated && r->nparts > 1;
+    if (r->keep_ready)
+        for (int i = 0; i < r->nparts; ++i) r->parts[i].list.keep_ready(&r->parts[i].hot);
 
     // Step 1: keep the caller on its worker (its participant is that worker's).
     int old_pin = 0;

@@ -126,6 +126,9 @@ struct alignas(64) region {
     int root = 0;             // worker of the caller (0 for an external caller)
     bool receiver_initiated = true;
     bool pruning = true;
+    // Each participant keeps one job on its list while it can (fj_list::
+    // keep_ready): set by run_region.
+    bool keep_ready = false;
     // Pruned forks are counted (the runtime measures): weft_fil_counting_ is
     // in every copy of the hunger count. Otherwise they are not counted at all.
     bool count_pruned = false;
@@ -198,6 +201,11 @@ inline void add_hunger(region* r, int delta) {
 // The count as participant p sees it (without the counting bias; with pruning
 // off it is meaningless, and nobody asks).
 inline int hunger(const part* p) { return p->hot.hungry.load(memory_order_relaxed) & (weft_fil_counting_ - 1); }
+// A fork is wanted: a participant is hungry, or p's list keeps a job ready and
+// is empty.
+inline bool fork_wanted(const part* p) {
+    return hunger(p) > 0 || (p->r->keep_ready && p->list.size() == 0);
+}
 
 // Lets the other participants fork from deeper frames (a hungry one waits).
 void deepen_others(part* p);

@@ -275,6 +275,68 @@ TEST(FilForkJoinBalance, sleeping_worker_gets_work_from_below_the_fork_limit) {
     ASSERT_EQ(weft_finalize(), 0);
 }
 
+// Every list keeps one job ready (docs/design/filaments.md, "A job kept
+// ready"): while both workers are busy, the root worker's list holds the job
+// of the first join it made after its list went empty, which in a recursion is
+// the shallowest one pending. The other worker, when it runs dry, takes that
+// job at once. Here the chain's leaf 0 goes to the other worker (sent down the
+// tree or taken from the list); the chain's level 1 waits until it has started,
+// so that its join finds the list empty and keeps leaf 1 ready; leaf 0 then
+// waits until the chain is 10 levels deep, and the chain waits at level 20
+// until the other worker has run a second leaf. That leaf must be leaf 1.
+// Without the kept job the other worker, hungry, gets nothing until the root
+// worker reaches a join again (here: never, until the wait times out).
+struct ready_state {
+    int root_worker = -1;
+    std::atomic<int> depth{0};
+    std::atomic<int> other_leaves{0};
+    std::atomic<int> seen[2] = {-1, -1};
+    std::atomic<bool> timed_out{false};
+};
+ready_state g_ready;
+
+template <class Cond>
+void wait_bounded(Cond cond) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!cond()) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            g_ready.timed_out = true;
+            return;
+        }
+    }
+}
+
+long ready_leaf(int level) {
+    if (weft_worker_id() == g_ready.root_worker) return 1;
+    const int k = g_ready.other_leaves.fetch_add(1);
+    if (k < 2) g_ready.seen[k] = level;
+    if (level == 0) wait_bounded([] { return g_ready.depth.load() >= 10; });
+    return 1;
+}
+
+long ready_chain(int level) {
+    if (level == 0) g_ready.root_worker = weft_worker_id();
+    g_ready.depth = level;
+    if (level == 1) wait_bounded([] { return g_ready.other_leaves.load() >= 1; });
+    if (level == 20) {
+        wait_bounded([] { return g_ready.other_leaves.load() >= 2; });
+        return 0;
+    }
+    auto [a, b] = weft::join([=] { return ready_chain(level + 1); }, [=] { return ready_leaf(level); });
+    return a + b;
+}
+
+TEST(FilForkJoinBalance, idle_worker_takes_the_job_kept_ready) {
+    weft_config_t cfg{};
+    cfg.workers = 2;
+    ASSERT_EQ(weft_init(&cfg), 0);
+    EXPECT_EQ(weft::fork_join([] { return ready_chain(0); }), 20);
+    EXPECT_FALSE(g_ready.timed_out.load()) << "a wait of 5 s ran out: the other worker found no job";
+    EXPECT_EQ(g_ready.seen[0].load(), 0) << "the other worker's first leaf";
+    EXPECT_EQ(g_ready.seen[1].load(), 1) << "the other worker's second leaf: the job kept ready is leaf 1";
+    ASSERT_EQ(weft_finalize(), 0);
+}
+
 TEST(FilForkJoinBalance, tree_only_region_completes) {
     weft_config_t cfg{};
     cfg.workers = 4;
