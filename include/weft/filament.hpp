@@ -92,8 +92,10 @@ struct weft_fil_latch_ {
 // region, and to weft_fil_outside_ otherwise. Read on every join: keep it small.
 struct weft_fil_self_t_ {
     // Nonzero while a participant of the region looks for work, or while
-    // pruned forks are counted (weft_fil_counting_), or when all forks are to
-    // be real forks: a join must then look further than this word. Each
+    // pruned forks are counted (weft_fil_counting_), or while this
+    // participant's list is empty and keeps a job ready (src/fil/list.hpp), or
+    // when all forks are to be real forks: a join must then look further than
+    // this word. Each
     // participant holds its own copy of the region's count, and every change is
     // made to all the copies: the test reads one word of a line of its own,
     // with no pointer to follow (see docs/design/filaments.md, "One word").

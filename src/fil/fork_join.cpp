@@ -3,10 +3,11 @@
 //
 // A fork has three outcomes, decided in this order:
 //   1. pruned: the inline test (filament.hpp, weft::join; weft_fil_fork below)
-//      sees `hungry == 0` — every participant has work — and runs the child as
-//      a plain call. One relaxed load of a word that only changes when a
-//      worker runs dry; this is the paper's "server thread checks a flag
-//      before deciding whether to fork filaments or call them directly".
+//      sees `hungry == 0` — every participant has work, and the forker's list
+//      holds its job kept ready — and runs the child as a plain call. One
+//      relaxed load of a word that only changes when a worker runs dry or a
+//      list empties; this is the paper's "server thread checks a flag before
+//      deciding whether to fork filaments or call them directly".
 //   2. sent down the tree (sender-initiated, the initial phase): a participant
 //      gives its first forks to its children in a binomial tree of workers
 //      rooted at the caller's worker (the paper's Figure 1): the root gives to
@@ -14,7 +15,10 @@
 //      2^k > r. After O(log p) steps every worker has work.
 //   3. pushed on the forker's list, where an idle participant takes it from the
 //      front of the longest list (receiver-initiated), if the region allows it
-//      and the list is short (tun::hungry_list_limit); else pruned after all.
+//      and either the list is empty (every list keeps one job ready: its
+//      emptiness is in the owner's hunger count, so the inline test let this
+//      fork through; fj_list::keep_ready) or a worker is hungry and the list
+//      is short (tun::hungry_list_limit); else pruned after all.
 // A join takes its child back from the tail of its own list if nobody took it
 // (then it runs it as a call); else it waits, running other filaments meanwhile
 // (wait_until: the parent *becomes* the server), and, before it would sleep,
