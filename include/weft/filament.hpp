@@ -295,8 +295,9 @@ template <class A, class B>
 
 // Runs a() and b(), possibly in parallel, and returns both results (a void
 // branch gives weft::none). The calling worker runs a; b is forked: while every
-// worker is busy that is a plain call (pruning: one load and a branch); when a
-// worker is idle, b goes where it can take it. Outside a region this starts a
+// worker is busy that is a plain call (pruning: one load and a branch), except
+// that each worker keeps one forked job ready on its list (with more than one
+// worker); when a worker is idle, b goes where it can take it. Outside a region this starts a
 // fork/join region with this join at its root.
 // Contexts: any. Errors: weft::error (EAGAIN, ENOMEM) if a region cannot start.
 // Exceptions: rethrows a's exception, else b's.

@@ -508,7 +508,8 @@ WEFT_API void weft_free(void *p);
  *
  * Fork/join filaments are forked (weft_fil_fork) and joined (weft_fil_join)
  * inside a running filament; they run by recursion on the worker's stack.
- * Forks become plain calls while every worker is busy (pruning).
+ * Forks become plain calls while every worker is busy (pruning), but for one
+ * job that each worker keeps ready on its list while there are other workers.
  *
  * Filaments should not block: a filament that blocks in a weft primitive
  * blocks its worker's share of the region until it resumes (other weft threads
