@@ -1,10 +1,12 @@
 // weft-bench — the machine's ceiling for W workers: W copies of a serial
 // program at once (docs/bench.md, "The ceiling").
 //
-// W x (one copy's time alone) / (the time of W copies at once) is the most a
-// parallel version of the program can reach on this machine: W where the CPUs
-// are independent, less where they share a core, a cache, memory bandwidth or
-// a power budget, or where another tenant of the host takes part of them.
+// W x (one copy's time alone) / (the time of W copies at once) is about the
+// most a parallel version of the program can reach on this machine: W where
+// the CPUs are independent, less where they share a core, a cache, memory
+// bandwidth or a power budget, or where another tenant of the host takes part
+// of them. About: W copies need W times the cache of one parallel program, so
+// a program whose data fits the caches once but not W times can beat it.
 #pragma once
 
 #include <barrier>
