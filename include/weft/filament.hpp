@@ -95,10 +95,10 @@ struct weft_fil_self_t_ {
     // pruned forks are counted (weft_fil_counting_), or while this
     // participant's list is empty and keeps a job ready (src/fil/list.hpp), or
     // when all forks are to be real forks: a join must then look further than
-    // this word. Each
-    // participant holds its own copy of the region's count, and every change is
-    // made to all the copies: the test reads one word of a line of its own,
-    // with no pointer to follow (see docs/design/filaments.md, "One word").
+    // this word. Each participant holds its own copy of the region's count,
+    // and every change is made to all the copies: the test reads one word of a
+    // line of its own, with no pointer to follow (see
+    // docs/design/filaments.md, "One word").
     std::atomic<int> hungry;
     int index;   // this participant's worker
     int nparts;  // participants (workers) of the region
@@ -297,8 +297,8 @@ template <class A, class B>
 // branch gives weft::none). The calling worker runs a; b is forked: while every
 // worker is busy that is a plain call (pruning: one load and a branch), except
 // that each worker keeps one forked job ready on its list (with more than one
-// worker); when a worker is idle, b goes where it can take it. Outside a region this starts a
-// fork/join region with this join at its root.
+// worker); when a worker is idle, b goes where it can take it. Outside a
+// region this starts a fork/join region with this join at its root.
 // Contexts: any. Errors: weft::error (EAGAIN, ENOMEM) if a region cannot start.
 // Exceptions: rethrows a's exception, else b's.
 template <class A, class B>

@@ -89,9 +89,8 @@ int fork_job(part* p, weft_fil_job_* j, std::uintptr_t sp) {
         // Feed a hungry worker, or fill a list that keeps a job ready (only
         // where somebody takes from lists: with the tree phase alone, a fork
         // would only come back to us).
-        const int queued = p->list.size();
-        const bool want = r->receiver_initiated && ((r->keep_ready && queued == 0) ||
-                                                    (queued < tun::hungry_list_limit && hunger(p) > 0));
+        const bool want = r->receiver_initiated &&
+                          (ready_job_missing(p) || (hunger(p) > 0 && p->list.size() < tun::hungry_list_limit));
         if (!want) {
             ++p->hot.pruned;
             return 0;

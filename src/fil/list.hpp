@@ -32,8 +32,8 @@ namespace weft::detail::fil {
 
 // Added to the owner's copy of the hunger count while its list is empty and
 // keeps one job ready: the owner's next join then fails the inline pruning
-// test and forks (fork_job). Outside the count's bits (hunger() masks it),
-// below weft_fil_counting_'s neighbours' bits.
+// test and forks (fork_job). Above the count itself and weft_fil_counting_
+// (2^20), below the bias that turns pruning off (2^24); hunger() masks it off.
 inline constexpr int ready_bias = 1 << 22;
 
 class fj_list {

@@ -201,11 +201,10 @@ inline void add_hunger(region* r, int delta) {
 // The count as participant p sees it (without the counting bias; with pruning
 // off it is meaningless, and nobody asks).
 inline int hunger(const part* p) { return p->hot.hungry.load(memory_order_relaxed) & (weft_fil_counting_ - 1); }
-// A fork is wanted: a participant is hungry, or p's list keeps a job ready and
-// is empty.
-inline bool fork_wanted(const part* p) {
-    return hunger(p) > 0 || (p->r->keep_ready && p->list.size() == 0);
-}
+// p's list keeps a job ready and is empty: p's next fork goes to the list.
+inline bool ready_job_missing(const part* p) { return p->r->keep_ready && p->list.size() == 0; }
+// A fork is wanted: a participant is hungry, or p's list lacks its ready job.
+inline bool fork_wanted(const part* p) { return hunger(p) > 0 || ready_job_missing(p); }
 
 // Lets the other participants fork from deeper frames (a hungry one waits).
 void deepen_others(part* p);
