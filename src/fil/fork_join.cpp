@@ -260,6 +260,10 @@ WEFT_API int weft_fil_join(void) {
     part* p = self_checked();
     if (p == nullptr || p->frame == nullptr) return 0;
     join_frame(p, p->frame);
+    // Every child has finished, so its descriptor is dead: a filament that
+    // forks and joins in a loop reuses the same arena bytes instead of
+    // growing the arena until it returns.
+    p->ar.rewind(p->frame->mark);
     return 0;
 }
 
