@@ -12,6 +12,7 @@
 //   pthread_*_ns            the same protocols on kernel threads pinned to one CPU
 //   boost_fiber_*_ns        the same protocols on Boost.Fiber fibers of one kernel thread
 //   KIND_speedup_vs_FAMILY  FAMILY's median / weft's median (>1: weft is faster)
+//   fil_*_ns, join_*_ns     filament operations (bench/micro_filaments.cpp)
 // One JSON line for the whole run. The definitions live in docs/bench.md.
 #include <algorithm>
 #include <condition_variable>
@@ -502,6 +503,12 @@ std::string const details =
     "  pthread_*_ns         the same on kernel threads, all pinned to the same CPU\n"
     "                       (pthread_yield_ns: sched_yield ping-pong)\n"
     "  boost_fiber_*_ns     the same on Boost.Fiber fibers of one kernel thread (when built in)\n"
+    "  fil_create_ns        weft_fil_create into a pool with room for every filament: per filament\n"
+    "  fil_sweep_general_ns sweeps of a pool of 1,000 filaments (k, k), run descriptor by descriptor\n"
+    "  fil_sweep_dense_ns   sweeps of the dense pool (k, 0), run as a loop: per filament\n"
+    "  fil_fork_join_ns     weft_fil_fork + weft_fil_join of a child that returns at once, no pruning\n"
+    "  join_forked_ns       fib by weft::join with pruning off: per join\n"
+    "  join_pruned_ns       the same with pruning on (one worker: every join a plain call)\n"
     "  KIND_speedup_vs_X    X's median / weft's median, from the same run (>1: weft is faster)\n"
     "Each figure ID_ns also has ID_ns_spread, ID_ns_min, ID_ns_max and ID_ops (operations per round);\n"
     "weft's also ID_switches_per_op (context switches per operation, from weft_stats_get).\n"
@@ -509,7 +516,8 @@ std::string const details =
 
 registrar const reg{experiment{
     .name = "micro",
-    .description = "create+join, yield, mutex hand-off, condition ping-pong: weft vs Pthreads vs Boost.Fiber",
+    .description = "create+join, yield, mutex hand-off, condition ping-pong: weft vs Pthreads vs Boost.Fiber; "
+                   "filament create, sweep, fork+join",
     .details = details,
     .options =
         {

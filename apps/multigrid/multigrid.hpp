@@ -31,10 +31,11 @@
 //              barrier after every step (its completion does the direct solve).
 // Difference from the paper (and from its Jacobi, §2.2): a filament is a row,
 // not a point. Per-point descriptors would be 5.7 n^2 filaments per run (96
-// million at the benchmark size, n = 4097); weft_fil_create measured 12 ns a
-// filament here, so creating them would take ~1.2 s against ~1.5 s for the
-// whole serial solve (the paper counts creation in the time). Rows are still
-// n times finer than the coarse-grain strips.
+// million at the benchmark size, n = 4097: 768 MB); weft_fil_create costs
+// 3.0 ns a filament (weft-bench micro, fil_create), so creating them would
+// take ~0.29 s against ~2 s for the whole serial solve (the paper counts
+// creation in the time; docs/design/apps.md). Rows are still n times finer
+// than the coarse-grain strips.
 #pragma once
 
 #include <cmath>

@@ -34,7 +34,15 @@ void c_run_pool(void* ctx, const weft_fil_pool_view_* v) {
     }
     const auto i0 = static_cast<int>(v->i0), s = static_cast<int>(v->istride), j0 = static_cast<int>(v->j0);
     const auto nr = static_cast<int>(v->nrows), nc = static_cast<int>(v->ncols);
-    if (!v->backward) {
+    if (nc == 1) {
+        // A column: one loop (as a row of rows it would set up a one-trip
+        // inner loop per filament: 18 instructions a filament instead of 10).
+        if (!v->backward) {
+            for (int r = 0, i = i0; r < nr; ++r, i += s) fn(i, j0, arg);
+        } else {
+            for (int r = nr - 1, i = i0 + (nr - 1) * s; r >= 0; --r, i -= s) fn(i, j0, arg);
+        }
+    } else if (!v->backward) {
         for (int r = 0, i = i0; r < nr; ++r, i += s)
             for (int j = j0; j < j0 + nc; ++j) fn(i, j, arg);
     } else {
