@@ -137,7 +137,7 @@ long lopsided(int depth) {
     return a + b;
 }
 
-TEST(FilForkJoinBalance, unbalanced_tree_runs_on_both_workers) {
+TEST(FilForkJoinBalanceConcurrency, unbalanced_tree_runs_on_both_workers) {
     weft_config_t cfg{};
     cfg.workers = 2;
     cfg.measure = 1;  // counts pruned forks (filaments run as calls)
@@ -260,7 +260,7 @@ TEST(FilPrunedCount, counted_only_while_the_runtime_measures) {
     }
 }
 
-TEST(FilForkJoinBalance, sleeping_worker_gets_work_from_below_the_fork_limit) {
+TEST(FilForkJoinBalanceConcurrency, sleeping_worker_gets_work_from_below_the_fork_limit) {
     weft_config_t cfg{};
     cfg.workers = 2;
     ASSERT_EQ(weft_init(&cfg), 0);
@@ -326,7 +326,7 @@ long ready_chain(int level) {
     return a + b;
 }
 
-TEST(FilForkJoinBalance, idle_worker_takes_the_job_kept_ready) {
+TEST(FilForkJoinBalanceConcurrency, idle_worker_takes_the_job_kept_ready) {
     weft_config_t cfg{};
     cfg.workers = 2;
     ASSERT_EQ(weft_init(&cfg), 0);
@@ -337,7 +337,7 @@ TEST(FilForkJoinBalance, idle_worker_takes_the_job_kept_ready) {
     ASSERT_EQ(weft_finalize(), 0);
 }
 
-TEST(FilForkJoinBalance, tree_only_region_completes) {
+TEST(FilForkJoinBalanceConcurrency, tree_only_region_completes) {
     weft_config_t cfg{};
     cfg.workers = 4;
     ASSERT_EQ(weft_init(&cfg), 0);
@@ -348,7 +348,7 @@ TEST(FilForkJoinBalance, tree_only_region_completes) {
     ASSERT_EQ(weft_finalize(), 0);
 }
 
-TEST(FilForkJoinBalance, join_from_external_thread) {
+TEST(FilForkJoinBalanceConcurrency, join_from_external_thread) {
     weft_config_t cfg{};
     cfg.workers = 2;
     ASSERT_EQ(weft_init(&cfg), 0);
@@ -359,7 +359,7 @@ TEST(FilForkJoinBalance, join_from_external_thread) {
     ASSERT_EQ(weft_finalize(), 0);
 }
 
-TEST(FilForkJoinBalance, void_branches_and_nested_parallel_for) {
+TEST(FilForkJoinBalanceConcurrency, void_branches_and_nested_parallel_for) {
     weft_config_t cfg{};
     cfg.workers = 2;
     ASSERT_EQ(weft_init(&cfg), 0);
