@@ -136,3 +136,43 @@ int fil_c_reduce_ops(void) {
     weft_fil_red_destroy(rd);
     return bad;
 }
+
+/* Back-and-forth order on each of the C loop's paths: three pools on worker 0
+ * (a column, a row, and filaments out of order), three sweeps. Writes i*100+j
+ * of every filament run, in order, to out (room for max); returns how many
+ * ran, or -1 on an error. *paths receives the three pools' paths as digits. */
+static int *order_out, order_n, order_max;
+static int order_sweeps;
+
+static void record(int i, int j, void *arg) {
+    (void)arg;
+    if (order_n < order_max) order_out[order_n] = i * 100 + j;
+    ++order_n;
+}
+
+static int three_sweeps(void *arg) {
+    (void)arg;
+    return ++order_sweeps == 3 ? WEFT_FIL_DONE : WEFT_FIL_CONTINUE;
+}
+
+int fil_c_back_and_forth(int *out, int max, int *paths) {
+    weft_fil_poolset_t ps;
+    weft_fil_pool_t column, row, general;
+    int k, rc;
+    static const int scattered[3] = {9, 7, 8};
+    order_out = out;
+    order_n = 0;
+    order_max = max;
+    order_sweeps = 0;
+    if (weft_fil_poolset_create(&ps, record, three_sweeps, NULL) != 0) return -1;
+    if (weft_fil_pool_create(ps, 0, 4, &column) != 0 || weft_fil_pool_create(ps, 0, 4, &row) != 0 ||
+        weft_fil_pool_create(ps, 0, 4, &general) != 0)
+        return -1;
+    for (k = 0; k < 3; ++k) weft_fil_create(column, 1 + 2 * k, 7); /* (1,7) (3,7) (5,7) */
+    for (k = 0; k < 4; ++k) weft_fil_create(row, 2, k);             /* (2,0) .. (2,3) */
+    for (k = 0; k < 3; ++k) weft_fil_create(general, scattered[k], 0);
+    rc = weft_fil_run_sets(&ps, 1);
+    *paths = weft_fil_pool_path(column) * 100 + weft_fil_pool_path(row) * 10 + weft_fil_pool_path(general);
+    weft_fil_poolset_destroy(ps);
+    return rc == 0 ? order_n : -1;
+}

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <vector>
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 // The sanitizer runtimes' allocator statistics (GCC ships no header for it).
@@ -20,6 +21,7 @@ int fil_c_jacobi(double* center, int* path, int by_rows);
 double fil_c_quad(double a, double b, int tree_only);
 double fil_c_quad_start(double a, double b);
 int fil_c_reduce_ops(void);
+int fil_c_back_and_forth(int* out, int max, int* paths);
 }
 
 namespace {
@@ -64,6 +66,21 @@ TEST_P(FilCApi, quadrature_fork_join) {
 }
 
 TEST_P(FilCApi, reduce_operators) { EXPECT_EQ(fil_c_reduce_ops(), 0); }
+
+// The C loop runs each path forwards, then backwards, then forwards again;
+// a column and a row are both dense 1-D, with loops of their own.
+TEST_P(FilCApi, back_and_forth_order_on_every_path) {
+    int order[64] = {};
+    int paths = 0;
+    ASSERT_EQ(fil_c_back_and_forth(order, 64, &paths), 30);
+    EXPECT_EQ(paths, WEFT_FIL_PATH_DENSE_1D * 100 + WEFT_FIL_PATH_DENSE_1D * 10 + WEFT_FIL_PATH_GENERAL);
+    const std::vector<int> forwards = {107, 307, 507, 200, 201, 202, 203, 900, 700, 800};
+    const std::vector<int> backwards = {507, 307, 107, 203, 202, 201, 200, 800, 700, 900};
+    std::vector<int> want = forwards;
+    want.insert(want.end(), backwards.begin(), backwards.end());
+    want.insert(want.end(), forwards.begin(), forwards.end());
+    EXPECT_EQ(std::vector<int>(order, order + 30), want);
+}
 
 TEST_P(FilCApi, errors) {
     weft_fil_poolset_t ps;
