@@ -34,7 +34,9 @@ struct sweep_state {
 };
 
 void add_i(int i, int, void* arg) { static_cast<sweep_state*>(arg)->sum += static_cast<std::uint64_t>(i); }
-int count_sweep(void* arg) { return --static_cast<sweep_state*>(arg)->sweeps_left == 0 ? WEFT_FIL_DONE : WEFT_FIL_CONTINUE; }
+int count_sweep(void* arg) {
+    return --static_cast<sweep_state*>(arg)->sweeps_left == 0 ? WEFT_FIL_DONE : WEFT_FIL_CONTINUE;
+}
 
 // A pool set of one pool on worker 0, destroyed with the object.
 struct one_pool {
