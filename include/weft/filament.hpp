@@ -732,6 +732,7 @@ private:
             run_loops(b, v);
         }
     }
+    // The C API runs the same loops (src/fil/pool.cpp, c_run_pool): change both.
     template <class F>
     static void run_loops(F&& body, const weft_fil_pool_view_* v) {
         const bool back = v->backward != 0;

@@ -19,6 +19,10 @@
 namespace weft::detail::fil {
 namespace {
 
+// The loops of weft::pool_set::run_loops (weft/filament.hpp) with a call
+// through the set's function pointer for the body. The library sees only that
+// header's ABI part (WEFT_FIL_ABI_ONLY: its weft::detail would clash with the
+// runtime's), so the two are written twice: change them together.
 void c_run_pool(void* ctx, const weft_fil_pool_view_* v) {
     auto* set = static_cast<weft_fil_poolset_s*>(ctx);
     const weft_fil_fn fn = set->fn;
