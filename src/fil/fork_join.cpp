@@ -127,6 +127,9 @@ void wait_for_latch(part* p, weft_fil_latch_* l) {
         false);
 }
 
+// Waits for every child of f, then rewinds the arena to f's mark: the
+// children's descriptors are dead, so a filament that forks and joins in a
+// loop reuses the same bytes instead of growing the arena until it returns.
 void join_frame(part* p, c_frame* f) {
     while (f->latch.pending.load(memory_order_acquire) != 0) {
         // Our own children, newest first, as calls.
@@ -136,6 +139,7 @@ void join_frame(part* p, c_frame* f) {
         }
         wait_for_latch(p, &f->latch);
     }
+    p->ar.rewind(f->mark);
 }
 
 void c_execute(weft_fil_job_* j) {
@@ -158,7 +162,6 @@ void run_c(part* p, weft_fil_fork_fn fn, const void* args, void* result) {
     }
     join_frame(p, &f);
     p->frame = f.prev;
-    p->ar.rewind(f.mark);
 }
 
 struct c_root {
@@ -260,10 +263,6 @@ WEFT_API int weft_fil_join(void) {
     part* p = self_checked();
     if (p == nullptr || p->frame == nullptr) return 0;
     join_frame(p, p->frame);
-    // Every child has finished, so its descriptor is dead: a filament that
-    // forks and joins in a loop reuses the same arena bytes instead of
-    // growing the arena until it returns.
-    p->ar.rewind(p->frame->mark);
     return 0;
 }
 
