@@ -1,4 +1,4 @@
-// weft::detail — the runtime: workers, the dispatch loop, parking.
+// weft::detail — the runtime: its workers (core/worker.hpp), the dispatch loop, parking.
 //
 // Design essay (see also docs/design/core.md)
 // -------------------------------------------
@@ -33,8 +33,6 @@
 // condition variable for all sleepers (wakes the wrong worker for pinned ults).
 #pragma once
 
-#include <pthread.h>
-
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -42,63 +40,13 @@
 #include "arch/stack.hpp"
 #include "core/env.hpp"
 #include "core/ult.hpp"
+#include "core/worker.hpp"
 #include "sched/policy.hpp"
 #include "sync/primitives.hpp"
 
 namespace weft::detail {
 
 class timer_heap;
-
-enum class post_switch : std::uint8_t {
-    none,
-    unlock,       // release the spinlock word pending_lock (the old ult blocked)
-    finish_prev,  // the old ult has exited: publish its end, recycle it
-};
-
-struct alignas(64) worker {
-    // --- Owner only, touched on every switch --------------------------------
-    ult* current = nullptr;
-    ult* idle = nullptr;
-    post_switch pending = post_switch::none;
-    std::uint32_t* pending_lock = nullptr;
-    ult* prev = nullptr;               // the ult switched away from (post-switch)
-    ult* handoff = nullptr;            // the idle ult switches to it next (switch_to)
-    bool in_handoff = false;           // the idle ult is in run_post_switch's handoff loop
-    void* eh_globals = nullptr;        // this kernel thread's __cxa_eh_globals
-    arch::stack_cache stacks;
-    std::uint64_t id_next = 0;         // ids handed out in blocks, no shared counter
-    std::uint64_t id_end = 0;
-    int index = 0;
-
-    // --- Statistics: written by the owner, read by anyone (relaxed) ---------
-    alignas(64) atomic<std::uint64_t> switches{0};
-    atomic<std::uint64_t> created{0};
-    atomic<std::uint64_t> parks{0};
-    atomic<std::uint64_t> idle_ns{0};
-    // Live ults: +1 for each created here, -1 for each that ended here. Only the
-    // owner writes (no locked instruction); the sum over workers is the count.
-    atomic<std::int64_t> live_delta{0};
-    atomic<std::uint64_t> max_live_seen{0};  // highest sum sampled at a creation here
-    atomic<std::int64_t> live_high{0};       // highest live_delta here since the last reset
-    atomic<std::int64_t> started_ns{0};  // stats epoch (reset by weft_stats_reset)
-    // Work/span measurement (profile.hpp), owner-written.
-    std::uint64_t strand_start = 0;                   // ticks: when the current strand began
-    atomic<std::uint64_t> work_ticks{0};
-    atomic<std::uint64_t> max_exit_path{0};
-    struct trace_buffer* trace = nullptr;
-
-    // --- Touched by others ---------------------------------------------------
-    alignas(64) atomic<std::uint32_t> wake_word{0};  // futex: 1 = woken
-    bool parked = false;                              // guarded by runtime::park_lock
-    atomic<bool> idle_now{false};                     // in its idle ult (not running a ult)
-    spinlock inbox_lock;                              // pinned ults ready for this worker
-    ult* inbox_head = nullptr;
-    ult* inbox_tail = nullptr;
-    atomic<bool> inbox_nonempty{false};
-
-    pthread_t kthread{};
-    bool has_kthread = false;
-};
 
 struct runtime {
     settings cfg;
@@ -160,7 +108,7 @@ worker* migrate(worker* w);
 // Makes t runnable. w is the calling worker or null (external caller).
 void make_ready(worker* w, ult* t, ready_reason why);
 // Preemption by the runtime (src/core/preempt.cpp), used by weft's allocator
-// when the policy's on_alloc asks for it (dfs memory quota, seed 000):
+// when the policy's on_alloc asks for it (dfs memory quota, Narlikar & Blelloch):
 // preempt makes the current ult ready with ready_reason::preempted and runs
 // what the policy picks, which may be the same ult (then nothing switches);
 // run_dummies forks n dummy threads as a binary tree and joins them;

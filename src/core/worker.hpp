@@ -1,0 +1,70 @@
+// weft::detail — a worker: one kernel thread that runs ults, one at a time.
+//
+// Fields are grouped by who touches them, each group on its own cache line:
+// the owner's switch path, the statistics others read, and the words other
+// workers write (wake-up, inbox). What the runtime does with them is told in
+// runtime.hpp (dispatch, parking) and worker.cpp (the idle loop).
+#pragma once
+
+#include <pthread.h>
+
+#include <cstdint>
+
+#include "arch/stack.hpp"
+#include "core/ult.hpp"
+#include "sync/primitives.hpp"
+
+namespace weft::detail {
+
+enum class post_switch : std::uint8_t {
+    none,
+    unlock,       // release the spinlock word pending_lock (the old ult blocked)
+    finish_prev,  // the old ult has exited: publish its end, recycle it
+};
+
+struct alignas(64) worker {
+    // --- Owner only, touched on every switch --------------------------------
+    ult* current = nullptr;
+    ult* idle = nullptr;
+    post_switch pending = post_switch::none;
+    std::uint32_t* pending_lock = nullptr;
+    ult* prev = nullptr;               // the ult switched away from (post-switch)
+    ult* handoff = nullptr;            // the idle ult switches to it next (switch_to)
+    bool in_handoff = false;           // the idle ult is in run_post_switch's handoff loop
+    void* eh_globals = nullptr;        // this kernel thread's __cxa_eh_globals
+    arch::stack_cache stacks;
+    std::uint64_t id_next = 0;         // ids handed out in blocks, no shared counter
+    std::uint64_t id_end = 0;
+    int index = 0;
+
+    // --- Statistics: written by the owner, read by anyone (relaxed) ---------
+    alignas(64) atomic<std::uint64_t> switches{0};
+    atomic<std::uint64_t> created{0};
+    atomic<std::uint64_t> parks{0};
+    atomic<std::uint64_t> idle_ns{0};
+    // Live ults: +1 for each created here, -1 for each that ended here. Only the
+    // owner writes (no locked instruction); the sum over workers is the count.
+    atomic<std::int64_t> live_delta{0};
+    atomic<std::uint64_t> max_live_seen{0};  // highest sum sampled at a creation here
+    atomic<std::int64_t> live_high{0};       // highest live_delta here since the last reset
+    atomic<std::int64_t> started_ns{0};  // stats epoch (reset by weft_stats_reset)
+    // Work/span measurement (profile.hpp), owner-written.
+    std::uint64_t strand_start = 0;                   // ticks: when the current strand began
+    atomic<std::uint64_t> work_ticks{0};
+    atomic<std::uint64_t> max_exit_path{0};
+    struct trace_buffer* trace = nullptr;
+
+    // --- Touched by others ---------------------------------------------------
+    alignas(64) atomic<std::uint32_t> wake_word{0};  // futex: 1 = woken
+    bool parked = false;                              // guarded by runtime::park_lock
+    atomic<bool> idle_now{false};                     // in its idle ult (not running a ult)
+    spinlock inbox_lock;                              // pinned ults ready for this worker
+    ult* inbox_head = nullptr;
+    ult* inbox_tail = nullptr;
+    atomic<bool> inbox_nonempty{false};
+
+    pthread_t kthread{};
+    bool has_kthread = false;
+};
+
+}  // namespace weft::detail
