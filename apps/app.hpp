@@ -1,4 +1,4 @@
-// The application suite of seed 004 (Lowenthal, Freeh & Andrews, §4): what
+// The application suite of Lowenthal, Freeh & Andrews (Filaments, §4): what
 // every application in apps/ provides, and the registry weft-bench and the
 // tests iterate over.
 //
@@ -12,7 +12,7 @@
 //   NAME_tbb.cpp      installed (apps/CMakeLists.txt); each registers itself
 //                     into the application's `peers` slot with a `peer_registrar`.
 //
-// The versions (seed 004 §4, "three versions of each program"):
+// The versions (§4, "three versions of each program"):
 //   serial     no parallel construct at all;
 //   coarse     one kernel thread (std::thread) per worker with a static
 //              partition, or a bag of tasks where the paper used one;

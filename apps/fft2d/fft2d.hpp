@@ -1,4 +1,4 @@
-// 2-D FFT of an n x n complex array, n a power of two (seed 004 §4.4: "a
+// 2-D FFT of an n x n complex array, n a power of two (Lowenthal et al. §4.4: "a
 // sequential FFT on each row, then a transpose, and finally a sequential FFT on
 // each column"; the transpose "does not parallelize efficiently and hence is
 // executed sequentially").
@@ -18,8 +18,8 @@
 //              others wait at the barrier, is the sequential transpose. The
 //              set runs in forward order: between its two sweeps the transpose
 //              has touched the whole array, so a backward sweep (§3.1's
-//              back-and-forth) would find nothing in cache (measured: 30% more
-//              cache misses, no gain);
+//              back-and-forth) would find nothing in cache and only defeat the
+//              hardware prefetcher;
 //   coarse     one kernel thread per worker, each an equal block of rows, with
 //              a sweep_barrier whose completion step (one thread) transposes.
 // The per-row arithmetic is the same function everywhere, so every version's

@@ -1,4 +1,4 @@
-// Fibonacci with a fork at every call (seed 004 §4: the fork/join program with
+// Fibonacci with a fork at every call (Lowenthal et al. §4: the fork/join program with
 // the finest grain there is: one addition per filament). Every version computes
 // fib(n) by the same doubly recursive function; they differ only in how the
 // two recursive calls are made.

@@ -58,8 +58,8 @@ outcome filaments(double* a, double* b, int n) {
         // weft::with_local keeps in a local variable while a pool runs: the
         // same kernel (relax_max) as the other versions' loops. (Through
         // maxdiff.local() at every point, loaded, compared and stored on a
-        // new maximum, this version took 1.4-1.7x serial on one worker of a
-        // Zen 4 host, n = 300 and 420; 1.016x on Zen 5.)
+        // new maximum, the copy stays in memory: docs/design/filaments.md,
+        // "Reductions in the coarsened loop", has the figures.)
         weft::with_local(maxdiff, [&](int i, int j, std::uint64_t& m) { relax_max(old, nw, n, i, j, m); }),
         [&] {  // the paper's convergenceCheck, on one worker after each sweep
             const double m = from_bits(maxdiff.reduce());

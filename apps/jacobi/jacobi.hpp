@@ -1,4 +1,4 @@
-// Jacobi iteration for Laplace's equation on an n x n grid (seed 004 §2.2,
+// Jacobi iteration for Laplace's equation on an n x n grid (Lowenthal et al. §2.2,
 // §4.2): the top edge is held at 1, the other edges at 0, the interior starts
 // at 0. A sweep sets every interior point of the new grid to the average of
 // its four neighbours in the old grid, then the grids swap roles
@@ -73,10 +73,8 @@ inline double relax_point(const double* old, double* nw, int n, int i, int j) {
 // patterns of non-negative doubles order as their values, so the maximum is
 // the same, and it is an integer: the compiler knows that a store to the grid
 // (a double) cannot change it, and keeps a filament's Local(maxdiff) in a
-// register across a pool's loop. (As a double it is reloaded at every point
-// in case a grid store aliased it: the filaments version was 15% slower than
-// serial at n = 200 on one thread; it is now as fast. Every version uses this
-// same kernel.)
+// register across a pool's loop. (As a double it would be reloaded at every
+// point in case a grid store aliased it. Every version uses this same kernel.)
 inline std::uint64_t bits(double d) { return std::bit_cast<std::uint64_t>(d); }
 inline double from_bits(std::uint64_t b) { return std::bit_cast<double>(b); }
 
@@ -90,10 +88,10 @@ inline void relax_max(const double* old, double* nw, int n, int i, int j, std::u
 // Interior rows [i0, i1): the largest change (a bit pattern), or m if larger.
 // Out of line, so that every version that runs rows (serial, coarse, omp, tbb)
 // runs the same machine code: inlined into the coarse version's thread
-// function, GCC reloaded the constants from memory at every point (35% slower).
+// function, GCC reloads the constants from memory at every point.
 // noipa, not just noinline: the serial call passes constants (i0 = 1, m = 0),
-// and GCC's constant-propagation clone of this function ran 1.65 s where the
-// shared copy ran 1.12 s (n = 420), so serial was not the same code either.
+// and GCC's constant-propagation clone of this function is other code at
+// another alignment, so serial would not run the same code either.
 [[gnu::noipa]] inline std::uint64_t relax_rows(const double* old, double* nw, int n, int i0, int i1, std::uint64_t m) {
     for (int i = i0; i < i1; ++i)
         for (int j = 1; j < n - 1; ++j) relax_max(old, nw, n, i, j, m);

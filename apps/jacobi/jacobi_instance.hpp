@@ -17,7 +17,7 @@ struct problem final : instance {
     // same page offset; then the store to new[i][j] and the load of
     // old[i][j+1]'s left neighbour one iteration later share their low 12
     // bits, and the load waits for the store (4K aliasing): the same serial
-    // code ran 1.07 s or 1.67 s (n = 420) depending on where the grids fell.
+    // code's time would depend on where the grids fall.
     explicit problem(int n_)
         : n(n_),
           storage(2 * static_cast<std::size_t>(n_) * n_ + grid_gap(static_cast<std::size_t>(n_) * n_)),

@@ -1,4 +1,4 @@
-// LU decomposition with partial pivoting (seed 004 §4.4): P*A = L*U for an
+// LU decomposition with partial pivoting (Lowenthal et al. §4.4): P*A = L*U for an
 // n x n matrix of doubles, in place (U on and above the diagonal, the
 // multipliers of L below it; perm[k] is the row swapped into row k at step k).
 //

@@ -24,8 +24,8 @@ void filaments(std::int32_t* img, int n) {
     weft::pool_set set([=](int i, int j) { point(img, n, i, j); });
     // Creating the 3.24 M descriptors is timed with the rest: room for each
     // pool's rows up front (no regrowth, no copies) and the pool chosen once
-    // per row (no division per point) took it from 56-80 ms to 11-41 ms a run
-    // (the first rounds fault the memory in; docs/design/apps.md).
+    // per row (no division per point) keep it short (docs/design/apps.md,
+    // "Creating the filaments is timed").
     const int workers = filament_workers();
     const std::size_t rows_per_pool = static_cast<std::size_t>((n + workers - 1) / workers);
     std::vector<weft::pool> pools = set.add_pools(rows_per_pool * static_cast<std::size_t>(n));

@@ -1,4 +1,4 @@
-// The Mandelbrot set (seed 004 §4.4): for each point of an n x n image of the
+// The Mandelbrot set (Lowenthal et al. §4.4): for each point of an n x n image of the
 // rectangle [-2, 0.6] x [-1.3, 1.3] of the complex plane, the number of
 // iterations of z <- z^2 + c (from z = 0) before |z| > 2, at most `max_iter`.
 // Points cost very different amounts (points of the set cost max_iter) and
@@ -29,8 +29,8 @@ inline double im_of(int i, int n) { return 1.3 - 2.6 * i / n; }
 
 // One filament: the iteration count of c = cr + i ci (noinline: one copy of
 // the loop, whichever version calls it; inlined, GCC gave each version's copy
-// its own register allocation. A point averages ~770 ns here, against one
-// call per point in every version alike).
+// its own register allocation. A point's loop is long beside the one call
+// per point that every version makes alike).
 __attribute__((noinline)) inline std::int32_t escape(double cr, double ci) {
     double x = 0.0, y = 0.0;
     std::int32_t k = 0;

@@ -1,7 +1,7 @@
-// Matrix multiplication by inner products (seed 004 §2.1, §4.1): C = A * B for
+// Matrix multiplication by inner products (Lowenthal et al. §2.1, §4.1): C = A * B for
 // n x n doubles, C[i][j] = sum over k of A[i][k] * B[k][j], one inner product
-// per element. (Not apps/matmul/matmul.hpp, which is seed 000's
-// divide-and-conquer multiply used by `weft-bench matmul`; this is the
+// per element. (Not apps/matmul/matmul.hpp, which is Narlikar &
+// Blelloch's divide-and-conquer multiply used by `weft-bench matmul`; this is the
 // application `weft-bench filaments --app matmul` runs.)
 //
 // Every version computes each element with inner_product() below, the same

@@ -1,4 +1,4 @@
-// Divide-and-conquer matrix multiply, seed 000 (Narlikar & Blelloch), Figure 4.
+// Divide-and-conquer matrix multiply, Narlikar & Blelloch, Figure 4.
 //
 //   Mult(A, B, C, n):                       C = A * B, n x n
 //     if n <= leaf: serial kernel
@@ -99,11 +99,9 @@ void multiply(Exec& ex, view a, view b, view c, std::size_t n, std::size_t leaf)
 // Every matrix and temporary starts on a cache line (all versions alike).
 // malloc's 16-byte alignment put each row of a leaf block across a line that
 // it shared with the block beside it; two workers computing neighbouring
-// blocks at once (dfs, with one ready heap, kept them in the same subtree)
-// then fought over those lines: aligning took that dfs from 10.9 to 9.7 G
-// cycles for 5 runs at n = 1024 on 2 workers (1.11x -> 1.39x over serial),
-// the same instructions; ws, whose workers stay apart, did not move
-// (perf stat, docs/design/dfs.md).
+// blocks at once would fight over those lines (false sharing; a scheduler
+// that splits one subtree between workers meets it most: docs/design/dfs.md,
+// "Per-worker deques").
 inline constexpr std::size_t matrix_alignment = 64;
 
 inline void* allocate_matrix_bytes(std::size_t bytes) {

@@ -73,7 +73,7 @@ void filaments(hierarchy& h) {
     std::vector<weft_fil_poolset_t> seq;
     // Forward order, not back-and-forth (§3.1): the grids do not fit in cache,
     // so a backward sweep reuses nothing, and streaming rows in descending
-    // order measured 1.3-1.7x slower here (the hardware prefetcher).
+    // order defeats the hardware prefetcher (docs/design/apps.md, "Sweep order").
     for (std::size_t k = 0; k < sched.size(); ++k) {
         const step& s = sched[k];
         step_after after{&h, solves_after(h, s), k + 1 == sched.size() ? &cycles_left : nullptr};

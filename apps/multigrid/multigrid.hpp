@@ -1,6 +1,6 @@
 // Multigrid V-cycles for the 2-D Poisson equation -(u_xx + u_yy) = f on the
-// unit square, u = 0 on the boundary, on an n x n grid, n = 2^k + 1 (seed 004
-// §4.4, after [PT91]: a coarse-grid correction made of relaxation,
+// unit square, u = 0 on the boundary, on an n x n grid, n = 2^k + 1 (Lowenthal
+// et al. §4.4, after [PT91]: a coarse-grid correction made of relaxation,
 // restriction, direct solution on the coarsest grid, and interpolation).
 //
 // One V-cycle from level l (level 0 is the n x n grid, each next level has

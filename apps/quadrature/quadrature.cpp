@@ -22,10 +22,9 @@ __attribute__((noinline)) double fil_quad(double a, double b, double fa, double 
     const halves h = divide(a, b, fa, fb, area, tol);
     if (h.close) return h.left + h.right;
     // By value (see weft::join's note on captures in hot recursions), and
-    // scalars rather than h: with the struct captured, GCC built bigger
-    // closures in memory before the pruning test (filaments 26% slower than
-    // serial on one worker at size 6; 7% with scalars, until weft::join
-    // stopped passing the closures by value to its forking path).
+    // scalars rather than h: with the struct captured, GCC builds bigger
+    // closures in memory before the pruning test, and the filaments version
+    // runs markedly slower than serial on one worker.
     const double m = h.m, fm = h.fm, left = h.left, right = h.right;
     auto [l, r] = weft::join([=] { return fil_quad(a, m, fa, fm, left, tol); },
                              [=] { return fil_quad(m, b, fm, fb, right, tol); });

@@ -1,4 +1,4 @@
-// Adaptive quadrature of f(x) = e^x sin x over [1, 35] (seed 004 §2.3, §4.3).
+// Adaptive quadrature of f(x) = e^x sin x over [1, 35] (Lowenthal et al. §2.3, §4.3).
 // An interval's area is estimated by the trapezoid rule; it is halved, and if
 // the two halves' areas differ from the whole's by more than the tolerance,
 // each half is integrated recursively. f is evaluated once per point and

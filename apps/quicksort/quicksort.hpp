@@ -1,4 +1,4 @@
-// Quicksort of n 64-bit keys (seed 004 §4.4, Table 4: "quicksort compares every
+// Quicksort of n 64-bit keys (Lowenthal et al. §4.4, Table 4: "quicksort compares every
 // element in the subarray to the pivot element" before its recursive calls, so
 // the first partitions are a sequential phase that grows with n).
 //

@@ -1,4 +1,4 @@
-// Tomcatv-like mesh generation (seed 004 §4.4: "similar to Jacobi iteration;
+// Tomcatv-like mesh generation (Lowenthal et al. §4.4: "similar to Jacobi iteration;
 // however, it uses 7 n x n matrices (rather than 2), and has two phases per
 // iteration"; after SPEC CFP92 tomcatv). An n x n mesh of points (X, Y) with
 // fixed boundary is relaxed towards the smooth mesh of the elliptic grid
