@@ -445,7 +445,7 @@ WEFT_API void weft_stats_print(void);
  * tracks the bytes live through it and their high-water mark (heap_bytes,
  * heap_bytes_peak in weft_stats_t; exact with one worker, sampled with
  * several: see docs/design/dfs.md). Under the dfs scheduler it also charges
- * the calling weft thread against the memory quota K (WEFT_QUOTA, seed 000):
+ * the calling weft thread against the memory quota K (WEFT_QUOTA, Narlikar & Blelloch):
  * a thread that would take its allocations, net of what it frees, past K since
  * it was last scheduled is first preempted (it competes again, at its
  * priority, for the worker: quota_preemptions), and an allocation larger than
@@ -483,7 +483,7 @@ WEFT_API void *weft_realloc(void *p, size_t size);
 WEFT_API void weft_free(void *p);
 
 /* ------------------------------------------------------------------------ */
-/* Filaments (seed 004; docs/design/filaments.md)                           */
+/* Filaments (Lowenthal, Freeh & Andrews; docs/design/filaments.md)         */
 /* ------------------------------------------------------------------------ */
 /*
  * Filaments are threads with no stack and no context: a function and its

@@ -91,7 +91,7 @@ void finish_switch(worker* w) {
         atomic_ref<std::uint32_t>(*w->pending_lock).store(0, memory_order_release);
         // block() could not fire expired timers while it held that lock; do it
         // now, or a worker whose ults only block and wake one another would
-        // never service a timer (found by a regression test).
+        // never service a timer.
         if (g_rt->timers->pending()) g_rt->timers->fire_expired(w);
         return;
     case post_switch::finish_prev:

@@ -1,7 +1,7 @@
 // weft::detail — work, span and the trace: what the runtime measures about a run
 // when asked to (WEFT_STATS=1, weft_config_t.measure, WEFT_TRACE=file).
 //
-// Work and span, Cilkview-style (seed 001 §2: T1 and T-inf; seed 000 §5).
+// Work and span, Cilkview-style (Arora, Blumofe & Plaxton: T1 and T-inf; Narlikar & Blelloch §5).
 // Every ult carries `path`: the length of the longest chain of dependent work
 // that ends where the ult now is, counting only time spent running. A worker
 // times each strand (the run of a ult between two switches, or between a
