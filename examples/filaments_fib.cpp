@@ -1,5 +1,5 @@
-// filaments_fib — fork/join filaments: a fork at every call of fib (seed 004
-// §2.3, §4.4). While every worker is busy the forks are plain calls (pruning);
+// filaments_fib — fork/join filaments: a fork at every call of fib (Lowenthal,
+// Freeh & Andrews §2.3, §4.4). While every worker is busy the forks are plain calls (pruning);
 // an idle worker makes the busy ones fork again, at their shallowest joins.
 //
 //   build/release/bin/filaments_fib [n] [workers] [count]

@@ -1,5 +1,5 @@
 // filaments_jacobi — Jacobi iteration with one filament per grid point
-// (seed 004 §2.2), written the fine-grain way: no partitioning code.
+// (Lowenthal, Freeh & Andrews §2.2), written the fine-grain way: no partitioning code.
 //
 // Each interior point (i, j) is a filament; the points of a strip of rows go
 // to one pool, one pool per worker, so each worker keeps its strip in cache

@@ -1,5 +1,5 @@
 /* fork_tree.c: a binary tree of threads, each leaf holding a little memory.
- * Compare the schedulers' footprint, the point of seed 000 (Narlikar & Blelloch):
+ * Compare the schedulers' footprint, the point of Narlikar & Blelloch:
  *     WEFT_WORKERS=1 WEFT_SCHED=fifo ./fork_tree   # breadth-first: thousands live
  *     WEFT_WORKERS=1 WEFT_SCHED=lifo ./fork_tree   # depth-first-like: a few dozen */
 #include <stdint.h>
