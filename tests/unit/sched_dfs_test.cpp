@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/tunables.hpp"
 #include "weft/weft.h"
 
 namespace {
@@ -460,19 +461,35 @@ TEST(SchedDfs, peak_heap_is_serial_on_one_worker_and_bounded_on_several) {
 // Seed 000's matrix multiply in miniature: a root forks two subproblems; each
 // allocates `big` bytes, runs a fork tree of spinning leaves, and frees them.
 // The serial program holds one block at a time. On two workers the idle one
-// steals the root's continuation and starts the second subproblem at once;
-// its allocation must wait (running the first one's leaves meanwhile) until
-// the first block is freed.
-struct turn_arg {
+// steals the root's continuation and starts the second subproblem while the
+// first holds its block; the second's allocation must wait (running the
+// first one's leaves meanwhile) until the first block is freed. The first
+// subproblem makes that happen by construction: once it holds its block, it
+// spins (no scheduling point, so its worker runs nothing else) until the
+// second has started, which only the other worker, by a steal, can do.
+struct turn_shared {
     int depth;
     std::size_t big;
+    std::atomic<bool> second_started{false};
+    std::atomic<bool> timed_out{false};
+    std::atomic<long> second_alloc_us{0};  // how long the second subproblem's weft_malloc took
 };
 
+struct turn_arg {
+    turn_shared* shared;
+    int index;  // 0: the first subproblem (left), 1: the second
+};
+
+long monotonic_us() {
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000000L + t.tv_nsec / 1000;
+}
+
 void spin_us(long us) {
-    timespec a{}, b{};
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    do clock_gettime(CLOCK_MONOTONIC, &b);
-    while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
+    const long end = monotonic_us() + us;
+    while (monotonic_us() < end) {
+    }
 }
 
 void* spin_tree(void* p) {
@@ -490,41 +507,79 @@ void* spin_tree(void* p) {
 
 void* subproblem(void* p) {
     auto* a = static_cast<turn_arg*>(p);
-    void* block = weft_malloc(a->big);
+    turn_shared* sh = a->shared;
+    if (a->index == 1) sh->second_started.store(true);
+    const long t0 = monotonic_us();
+    void* block = weft_malloc(sh->big);
+    if (a->index == 1) sh->second_alloc_us.store(monotonic_us() - t0);
     EXPECT_NE(block, nullptr);
-    std::memset(block, 1, a->big);
-    spin_tree(reinterpret_cast<void*>(std::intptr_t(a->depth)));
+    std::memset(block, 1, sh->big);
+    if (a->index == 0) {
+        // The limit only turns a hang into a failure: the steal needs no time.
+        const long end = monotonic_us() + 30'000'000;
+        while (!sh->second_started.load()) {
+            if (monotonic_us() > end) {
+                sh->timed_out.store(true);
+                break;
+            }
+        }
+    }
+    spin_tree(reinterpret_cast<void*>(std::intptr_t(sh->depth)));
     weft_free(block);
     return nullptr;
 }
 
 void* two_subproblems(void* p) {
+    auto* sh = static_cast<turn_shared*>(p);
+    turn_arg args[2] = {{sh, 0}, {sh, 1}};
     weft_thread_t t[2];
-    for (auto& th : t) EXPECT_EQ(weft_thread_create(&th, nullptr, &subproblem, p), 0);
+    for (int i = 0; i < 2; ++i) EXPECT_EQ(weft_thread_create(&t[i], nullptr, &subproblem, &args[i]), 0);
     for (auto& th : t) EXPECT_EQ(weft_thread_join(th, nullptr), 0);
     return nullptr;
 }
 
+// The turn gives up after a stretch of waiting with nothing to run (at most
+// alloc_turn_max_wait_ns): the work it waits for might be waiting for it. A
+// worker the kernel deschedules that long while it runs the first subproblem's
+// last leaf lets the second block in early, by design. So a round may end with
+// both blocks live only if the second allocation took at least that stretch (a
+// lower bound, which load cannot break); rounds run until three have kept the
+// peak at one block.
 TEST(SchedDfs, a_large_allocation_waits_for_concurrent_work_left_of_it) {
-    // K = 4 KiB: a 1 MiB block forks 256 dummies, and may wait 256 x 200 us
-    // at a time while work left of it runs elsewhere: far longer than a leaf,
-    // even on a loaded machine or under a sanitizer.
+    // K = 4 KiB: a 1 MiB block forks 256 dummies, and its turn may wait up to
+    // alloc_turn_max_wait_ns at a time while work left of it runs elsewhere.
     const std::size_t quota = 4096, big = std::size_t(1) << 20;
-    for (int round = 0; round < 3; ++round) {
+    const long turn_cap_us =
+        std::min<long>((big / quota) * weft::detail::tun::alloc_turn_wait_ns_per_dummy,
+                       weft::detail::tun::alloc_turn_max_wait_ns) / 1000;
+    const int want = 3, max_rounds = 20;
+    int kept = 0, round = 0;
+    for (; round < max_rounds && kept < want; ++round) {
         weft_stats_t s{};
+        turn_shared shared;
+        shared.depth = 5;
+        shared.big = big;
         with_runtime("dfs", 2, quota, [&] {
             ASSERT_EQ(weft_stats_reset(), 0);
-            turn_arg arg{5, big};
             weft_thread_t t;
-            ASSERT_EQ(weft_thread_create(&t, nullptr, &two_subproblems, &arg), 0);
+            ASSERT_EQ(weft_thread_create(&t, nullptr, &two_subproblems, &shared), 0);
             ASSERT_EQ(weft_thread_join(t, nullptr), 0);
             s = stats();
         });
+        ASSERT_FALSE(shared.timed_out.load()) << "round " << round << ": the other worker never took the second subproblem";
+        EXPECT_GE(s.steals, 1u) << "round " << round << ": the second subproblem started without a steal";
         EXPECT_EQ(s.heap_bytes, 0u);
-        EXPECT_EQ(s.heap_bytes_peak, big) << "round " << round << ": the two blocks were live together";
         EXPECT_EQ(s.dummy_threads, 2 * big / quota);
-        EXPECT_GE(s.steals, 1u) << "the second worker took no work";
+        if (s.heap_bytes_peak == big) {
+            ++kept;
+            continue;
+        }
+        EXPECT_EQ(s.heap_bytes_peak, 2 * big);
+        EXPECT_GE(shared.second_alloc_us.load(), turn_cap_us)
+            << "round " << round << ": the two blocks were live together, and the second allocation did not wait out "
+            << "its turn";
     }
+    EXPECT_EQ(kept, want) << "in " << round << " rounds, only " << kept << " kept the peak at one block";
 }
 
 // The turn is bounded: a large allocation does not wait for work left of it
