@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "src/core/tunables.hpp"
+
 namespace weft::apps {
 
 // Runs work(t) for every t in [0, workers): t = 0 on the calling thread, the
@@ -28,11 +30,13 @@ void on_kernel_threads(I workers, Work work) {
 // multigrid, the FFT): std::barrier's interface (arrive_and_wait; the
 // completion runs on the last thread to arrive, before any is released), but
 // waiting as the filaments' own sweep barrier waits: spin, then yield, then
-// block (src/fil/tunables.hpp: wait_spins, wait_yield_ns). std::barrier blocks
-// almost at once, and a kernel wake-up per sweep cost the coarse-grain Jacobi
-// (10,000 sweeps) more than it cost the filaments version: 1.22-1.45 s on two
-// workers where OpenMP's spinning barrier took 0.87-0.94 s (session 6,
-// Zen 4). A baseline should wait no worse than what it is compared with.
+// block, with the filaments' own constants (src/core/tunables.hpp:
+// fil_wait_spins, fil_wait_yield_ns). std::barrier blocks almost at once, and a
+// kernel wake-up per sweep costs the coarse-grain Jacobi (10,000 sweeps) more
+// than it costs the filaments version: 1.22-1.45 s on two workers where
+// OpenMP's spinning barrier took 0.87-0.94 s (Zen 4; `weft-bench filaments
+// --app jacobi --workers 2` with std::barrier in its place). A baseline should
+// wait no worse than what it is compared with.
 //
 // Memory ordering: arrivals are a release sequence on `arrived_` (acq_rel),
 // so the last arrival, which runs the completion, sees every thread's work;
@@ -71,10 +75,8 @@ public:
     }
 
 private:
-    // Copies of src/fil/tunables.hpp's wait_spins and wait_yield_ns (apps/ are
-    // programs using weft's public headers, not its internals): change both.
-    static constexpr int spins = 256;
-    static constexpr std::chrono::nanoseconds yield_for{200'000};
+    static constexpr int spins = weft::detail::tun::fil_wait_spins;
+    static constexpr std::chrono::nanoseconds yield_for{weft::detail::tun::fil_wait_yield_ns};
     static void relax() {
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();

@@ -1,5 +1,6 @@
 // filament.hpp — the C++ API of weft's filaments: stateless fine-grain
-// parallelism (seed 004, Lowenthal, Freeh & Andrews; docs/design/filaments.md).
+// parallelism (Lowenthal, Freeh & Andrews, "Efficient support for fine-grain parallelism on
+// shared-memory machines"; docs/design/filaments.md).
 //
 //   long fib(int n) {                                   // fork at every call
 //       if (n < 2) return n;
@@ -17,7 +18,7 @@
 //   weft::run(jacobi);
 //
 // Bodies are template parameters: the pool loop, the parallel_for loop and the
-// pruned fork are inlined into your code (no call per filament; seed 004 §3.1
+// pruned fork are inlined into your code (no call per filament; Lowenthal, Freeh & Andrews §3.1
 // "inlining"). The runtime recognises pools that are dense 1-D or 2-D ranges
 // and runs them as plain loops (§3.1 "pattern recognition"); forks become
 // plain calls while every worker is busy (§3.2 "pruning").
@@ -49,158 +50,22 @@
 #include <utility>
 #include <vector>
 
+#include "weft/detail/fil_hunger.hpp"
+#include "weft/detail/fil_pool_loops.hpp"
+#include "weft/detail/filament_abi.hpp"
 #include "weft/weft.h"
-#if !defined(WEFT_FIL_ABI_ONLY)
 #include "weft/weft.hpp"
-#endif
 
-// ---------------------------------------------------------------------------
-// The ABI between these templates and libweft (not for direct use).
-//
-// The templates below inline the hot path of every fork (the pruning test) into
-// the user's code; everything else (pushing a real fork, waiting in a join,
-// starting a region, running pool sets) is a call into the library through
-// these few functions. Layouts here are shared with src/fil/ (which includes
-// this header), so they are ABI: change them only with the soname.
-// ---------------------------------------------------------------------------
-extern "C" {
-
-struct weft_fil_job_;
-struct weft_fil_latch_;
-
-// A fork/join filament as the library sees it: rayon's JobRef, a function and
-// the address of its state. The state (closure, result, exception) lives
-// wherever the forker put it: on its stack (C++ join) or in its worker's arena
-// (C weft_fil_fork). `execute` must not throw.
-struct weft_fil_job_ {
-    void (*execute)(weft_fil_job_* self);
-    weft_fil_latch_* latch;  // counts this job until it has run
-    int thief;               // set by the library: the worker that took it (-1: none)
-    int reserved_;
-};
-
-// Counts the children of a parent that have not finished. The parent (the
-// participant `owner`) waits for 0 in weft_fil_join_; the worker that finishes
-// a stolen child decrements it and wakes the owner if it sleeps.
-struct weft_fil_latch_ {
-    std::atomic<int> pending;
-    void* owner;  // the waiting participant (opaque)
-};
-
-// The hot prefix of the calling worker's participant in the running region.
-// weft_fil_self_ points to it while the kernel thread runs filaments of a
-// region, and to weft_fil_outside_ otherwise. Read on every join: keep it small.
-struct weft_fil_self_t_ {
-    // Nonzero while a participant of the region looks for work, or while
-    // pruned forks are counted (weft_fil_counting_), or while this
-    // participant's list is empty and keeps a job ready (src/fil/list.hpp), or
-    // when all forks are to be real forks: a join must then look further than
-    // this word. Each participant holds its own copy of the region's count,
-    // and every change is made to all the copies: the test reads one word of a
-    // line of its own, with no pointer to follow (see
-    // docs/design/filaments.md, "One word").
-    std::atomic<int> hungry;
-    int index;   // this participant's worker
-    int nparts;  // participants (workers) of the region
-    // Jobs on this participant's list (written under the list's lock; read by
-    // idle participants choosing the longest list).
-    std::atomic<int> queued;
-    // While someone is hungry, only a join whose frame is at or above this
-    // stack address (no deeper) forks: the work it gives away is then one of
-    // the biggest pieces this worker has. Hungry participants lower it as they
-    // wait (src/fil/region.hpp, wait_until).
-    std::atomic<std::uintptr_t> fork_limit;
-    // Forks turned into calls by the inline test while they are counted (or
-    // while someone is hungry). Written only by this participant; the library
-    // reads it when the participant leaves. On a cache line of its own: idle
-    // participants read `queued` and write `fork_limit` above while they look
-    // for work, and a counter written at every join must not share their line
-    // (fib(38), 2 workers, one run each: 0.041-0.043 s apart, 0.046-0.047 s
-    // beside them; 1 worker: 0.078 s either way).
-    alignas(64) unsigned long long pruned;
-};
-
-// Added to every copy of `hungry` for a region whose pruned forks are counted
-// (the runtime measures: WEFT_STATS=1, weft_config_t.measure, WEFT_TRACE).
-// Counting is opt-in because it is a memory increment at every join: fib(35)
-// on one worker ran 1.09-1.11x serial with it, 1.00-1.02x without. Above any
-// count of hungry participants, below the bias that turns pruning off.
-inline constexpr int weft_fil_counting_ = 1 << 20;
-
-// The stack pointer (the depth of the caller on its worker's stack).
-inline std::uintptr_t weft_fil_sp_() noexcept {
-    std::uintptr_t sp;
-#if defined(__x86_64__)
-    asm volatile("mov %%rsp, %0" : "=r"(sp));
-#elif defined(__aarch64__)
-    asm volatile("mov %0, sp" : "=r"(sp));
-#else
-    sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
-#endif
-    return sp;
-}
-
-WEFT_API extern __thread __attribute__((tls_model("initial-exec"))) weft_fil_self_t_* weft_fil_self_;
-
-// Outside any region weft_fil_self_ points here, never at null: this
-// participant is always hungry and its fork_limit is 0, so the inline test of
-// weft::join fails (to join_cold, which starts a region) without a null check
-// of its own. Never written.
-WEFT_API extern weft_fil_self_t_ weft_fil_outside_;
-
-// The calling kernel thread's participant in the running region, or null.
-inline weft_fil_self_t_* weft_fil_current_() noexcept {
-    weft_fil_self_t_* p = weft_fil_self_;
-    return p != &weft_fil_outside_ ? p : nullptr;
-}
-
-// A pool as its run function sees it: descriptors, or the dense pattern they
-// form (recognised by the library), or a range (parallel_for).
-struct weft_fil_pool_view_ {
-    const std::int32_t* desc;  // pairs (i, j); n of them (general path)
-    std::int64_t n;            // filaments
-    int path;                  // WEFT_FIL_PATH_GENERAL / _DENSE_1D / _DENSE_2D
-    int backward;              // 1: run in reverse order this sweep
-    // Dense paths: rows i0, i0 + istride, ... (nrows of them), each the columns
-    // j0 .. j0 + ncols - 1. DENSE_1D is nrows == 1 or ncols == 1.
-    std::int64_t i0, istride, nrows, j0, ncols;
-};
-
-typedef void (*weft_fil_run_pool_fn_)(void* ctx, const weft_fil_pool_view_* view);
-typedef int (*weft_fil_after_ctx_fn_)(void* ctx);
-
-// Forks j (the inline test saw a hungry worker): 1 if it was made available to
-// other workers (then the caller runs its own branch and calls weft_fil_join_),
-// 0 if the library pruned it (run it yourself, now).
-WEFT_API int weft_fil_fork_(weft_fil_job_* j);
-// After running its own branch: 1 if j was taken back (run it yourself), 0 if
-// another worker ran it (it has finished; its latch is 0).
-WEFT_API int weft_fil_join_(weft_fil_job_* j);
-// Runs root(ctx) as the root of a fork/join region. root must not throw.
-WEFT_API int weft_fil_run_fj_(void (*root)(void*), void* ctx, const weft_fil_fj_options_t* opts);
-// Creates a pool set driven by C++ callbacks (not in the weft_fil_start list).
-WEFT_API int weft_fil_poolset_create_cb_(weft_fil_poolset_t* ps, weft_fil_run_pool_fn_ run, weft_fil_after_ctx_fn_ after,
-                                         void* ctx);
-// Runs a sequence of pool sets; a C++ exception thrown by a callback is
-// stored in *exc (a std::exception_ptr*), and the call returns ECANCELED.
-WEFT_API int weft_fil_run_sets_ex_(const weft_fil_poolset_t* sets, int n, void* exc);
-// One sweep over [i0, i1) x [j0, j1) cut into pools (chunks_per_worker per
-// worker, help between workers allowed); exceptions as above.
-WEFT_API int weft_fil_run_range_(std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1, int chunks_per_worker,
-                                 weft_fil_run_pool_fn_ run, void* ctx, void* exc);
-
-}  // extern "C"
-
-// The library (src/fil/) includes only the ABI above: its own weft::detail
-// would clash with the C++ API's.
-#if !defined(WEFT_FIL_ABI_ONLY)
+// The public names are in weft::v0 (inline: weft::join), the templates' own
+// helpers in weft::detail::d0 (inline: weft::detail::...), beside, not inside,
+// the library's weft::detail.
 namespace weft {
 inline namespace v0 {
 
 // The result of a branch that returns void.
 struct none {};
 
-// Options of a fork/join region (seed 004 §3.2).
+// Options of a fork/join region (Lowenthal, Freeh & Andrews §3.2).
 struct fj_options {
     // Idle workers take filaments from the front of the longest list. Off: only
     // the initial distribution along the tree of workers (for well-balanced
@@ -211,7 +76,10 @@ struct fj_options {
     bool pruning = true;
 };
 
+}  // namespace v0
+
 namespace detail {
+inline namespace d0 {
 
 template <class F>
 using fil_result_t =
@@ -291,7 +159,10 @@ template <class A, class B>
 }
 
 
+}  // namespace d0
 }  // namespace detail
+
+inline namespace v0 {
 
 // Runs a() and b(), possibly in parallel, and returns both results (a void
 // branch gives weft::none). The calling worker runs a; b is forked: while every
@@ -304,16 +175,16 @@ template <class A, class B>
 template <class A, class B>
 inline std::pair<detail::fil_result_t<A>, detail::fil_result_t<B>> join(A&& a, B&& b) {
     weft_fil_self_t_* p = weft_fil_self_;  // never null (weft_fil_outside_)
-    // The pruning test (seed 004 §3.2): every worker is busy, or this join is
+    // The pruning test (Lowenthal, Freeh & Andrews §3.2): every worker is busy, or this join is
     // too deep to be worth giving away. The common case is one load of the
     // participant's own copy of the hunger count and one branch. Every
     // instruction here counts: fib's recursion makes a join every ~5 cycles
     // (Zen 4: fib(35) ran 1.21-1.22x serial when the test also followed a
     // pointer to a shared count and or'ed in the list's length, 1.03-1.10x
     // with it reading one word but still counting every pruned join, and
-    // 1.00-1.02x without the count: see weft_fil_counting_).
-    if (const int h = p->hungry.load(std::memory_order_relaxed); __builtin_expect(h != 0, 0)) {
-        if (h != weft_fil_counting_ && weft_fil_sp_() >= p->fork_limit.load(std::memory_order_relaxed)) {
+    // 1.00-1.02x without the count: see weft/detail/fil_hunger.hpp, counting).
+    if (const int h = p->hungry.load(); __builtin_expect(h != 0, 0)) {
+        if (h != detail::hunger_word::counting && weft_fil_sp_() >= p->fork_limit.load(std::memory_order_relaxed)) {
             // Copies of the branches, made here so that they exist in memory on
             // this path only. Passed by value instead, GCC built both argument
             // copies before the pruning test, on the pruned path too
@@ -329,7 +200,10 @@ inline std::pair<detail::fil_result_t<A>, detail::fil_result_t<B>> join(A&& a, B
     return {std::move(ra), detail::fil_call(b)};
 }
 
+}  // namespace v0
+
 namespace detail {
+inline namespace d0 {
 
 template <class F>
 struct fj_root_ctx {
@@ -360,7 +234,10 @@ std::pair<fil_result_t<A>, fil_result_t<B>> join_outside(A& a, B& b, const weft_
     return run_fj(root, opts);
 }
 
+}  // namespace d0
 }  // namespace detail
+
+inline namespace v0 {
 
 // Runs f() as the root of a fork/join region: every weft::join (and
 // weft_fil_fork) inside it may use every worker. Returns f's result (weft::none
@@ -392,13 +269,10 @@ struct range2d {
     I row_begin, row_end, col_begin, col_end;
 };
 
-namespace detail {
+}  // namespace v0
 
-// Pieces of a top-level parallel_for per worker (range.cpp): enough for a
-// worker that finishes early to help, few enough that a piece is a long loop.
-inline constexpr int for_chunks_per_worker = 4;
-// Nested loops split down to about this many pieces per worker.
-inline constexpr int for_nested_pieces_per_worker = 8;
+namespace detail {
+inline namespace d0 {
 
 template <class I, class Body>
 struct for1_ctx {
@@ -444,7 +318,10 @@ inline void check_run(int rc, std::exception_ptr& e, const char* what) {
     weft::detail::check(rc, what);
 }
 
+}  // namespace d0
 }  // namespace detail
+
+inline namespace v0 {
 
 // body(i) for every i in r, in parallel. At the top level the range is cut into
 // a few contiguous pieces per worker (a coarse-grain static partition, with
@@ -617,7 +494,7 @@ T parallel_reduce(range<I> r, T identity, Body&& body, Combine combine) {
 }
 
 // ---------------------------------------------------------------------------
-// Iterative filaments: pools and pool sets (seed 004 §2.1-2.2, §3.1)
+// Iterative filaments: pools and pool sets (Lowenthal, Freeh & Andrews §2.1-2.2, §3.1)
 // ---------------------------------------------------------------------------
 
 // What an after function returns.
@@ -677,12 +554,18 @@ with_local_t<Red, std::decay_t<Body>> with_local(Red& red, Body&& body) {
     return {red, std::forward<Body>(body)};
 }
 
+}  // namespace v0
+
 namespace detail {
+inline namespace d0 {
 template <class B>
 inline constexpr bool is_with_local = false;
 template <class Red, class Body>
 inline constexpr bool is_with_local<with_local_t<Red, Body>> = true;
+}  // namespace d0
 }  // namespace detail
+
+inline namespace v0 {
 
 // A pool set: body(i, j) for every filament of its pools, once per sweep, then
 // after() (returning weft::next) on one worker while the others wait. Without
@@ -726,43 +609,10 @@ private:
         if constexpr (detail::is_with_local<Body>) {
             auto& slot = b.red.local();
             auto acc = slot;
-            run_loops([&b, &acc](int i, int j) { b.body(i, j, acc); }, v);
+            detail::run_pool_loops([&b, &acc](int i, int j) { b.body(i, j, acc); }, v);
             slot = acc;
         } else {
-            run_loops(b, v);
-        }
-    }
-    // The C API runs the same loops (src/fil/pool.cpp, c_run_pool): change both.
-    template <class F>
-    static void run_loops(F&& body, const weft_fil_pool_view_* v) {
-        const bool back = v->backward != 0;
-        if (v->path == WEFT_FIL_PATH_GENERAL) {
-            // Arguments loaded from the descriptors; the body still inlined.
-            const std::int32_t* d = v->desc;
-            const std::int64_t n = v->n;
-            if (!back) {
-                for (std::int64_t k = 0; k < n; ++k) body(static_cast<int>(d[2 * k]), static_cast<int>(d[2 * k + 1]));
-            } else {
-                for (std::int64_t k = n; k-- > 0;) body(static_cast<int>(d[2 * k]), static_cast<int>(d[2 * k + 1]));
-            }
-            return;
-        }
-        // Dense: arguments generated in registers.
-        const int i0 = static_cast<int>(v->i0), s = static_cast<int>(v->istride), j0 = static_cast<int>(v->j0);
-        const int nr = static_cast<int>(v->nrows), nc = static_cast<int>(v->ncols);
-        const int j1 = j0 + nc;
-        if (nc == 1) {
-            if (!back) {
-                for (int r = 0, i = i0; r < nr; ++r, i += s) body(i, j0);
-            } else {
-                for (int r = nr - 1, i = i0 + (nr - 1) * s; r >= 0; --r, i -= s) body(i, j0);
-            }
-        } else if (!back) {
-            for (int r = 0, i = i0; r < nr; ++r, i += s)
-                for (int j = j0; j < j1; ++j) body(i, j);
-        } else {
-            for (int r = nr - 1, i = i0 + (nr - 1) * s; r >= 0; --r, i -= s)
-                for (int j = j1 - 1; j >= j0; --j) body(i, j);
+            detail::run_pool_loops(b, v);
         }
     }
     static int after_cb(void* ctx) {
@@ -811,4 +661,3 @@ inline weft_fil_stats_t filament_stats(int worker) {
 
 }  // namespace v0
 }  // namespace weft
-#endif  // !WEFT_FIL_ABI_ONLY

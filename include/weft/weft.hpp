@@ -35,7 +35,12 @@ public:
     error(int code, const char* what) : std::system_error(code, std::generic_category(), what) {}
 };
 
+}  // namespace v0
+
+// The templates' own helpers: weft::detail::d0 (inline), beside, not inside,
+// the library's weft::detail, so that one name means one namespace everywhere.
 namespace detail {
+inline namespace d0 {
 inline void check(int rc, const char* what) {
     if (rc != 0) throw error(rc, what);
 }
@@ -87,7 +92,10 @@ void collect(void* storage, void* ctx) {
     out->exception = s->exception;
     if (s->value) out->value.emplace(std::move(*s->value));
 }
+}  // namespace d0
 }  // namespace detail
+
+inline namespace v0 {
 
 // Options for a thread (weft_attr_t).
 struct thread_options {
@@ -242,7 +250,10 @@ void sleep_for(const std::chrono::duration<Rep, Period>& d) {
 }
 }  // namespace this_thread
 
+}  // namespace v0
+
 namespace detail {
+inline namespace d0 {
 inline timespec to_realtime(std::chrono::system_clock::time_point tp) {
     auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(tp.time_since_epoch()).count();
     if (ns < 0) ns = 0;
@@ -253,7 +264,10 @@ timespec to_realtime(const std::chrono::time_point<Clock, Duration>& tp) {
     return to_realtime(std::chrono::system_clock::now() +
                        std::chrono::duration_cast<std::chrono::system_clock::duration>(tp - Clock::now()));
 }
+}  // namespace d0
 }  // namespace detail
+
+inline namespace v0 {
 
 // Lockable (usable with std::lock_guard, std::unique_lock, std::scoped_lock).
 class mutex {

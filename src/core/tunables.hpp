@@ -1,22 +1,54 @@
-// weft::detail — every tunable of the core in one place, with its unit and invariant.
-// Values marked "guess" were picked by reasoning, not measurement; the design notes
-// in docs/design/ say which ones were measured and how.
+// weft::detail::tun — every tunable of the runtime in one place, with its unit
+// and invariant. "Guess" marks values picked by reasoning, not measurement; a
+// measured value gives the command that reproduces its figure.
+//
+// Constants compiled into programs (the inline filament templates) cannot live
+// here, as programs see only include/: they are in include/weft/detail/
+// (hunger_word's biases in fil_hunger.hpp, the parallel_for pieces in
+// filament_abi.hpp), and this header checks its own constants against them.
+// The coarse-grain baselines of apps/ include this header for the wait of
+// their sweep barrier (apps/coarse.hpp).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "weft/detail/fil_hunger.hpp"
+#include "weft/detail/filament_abi.hpp"
+#include "weft/weft.h"
+
 namespace weft::detail::tun {
+
+// --- Workers and threads ----------------------------------------------------------
+
+// Highest worker count accepted from WEFT_WORKERS / weft_config_t.
+inline constexpr int max_workers = 1024;
+// Every worker may be hungry at once: the count of the filaments' hunger word
+// must stay below its lowest bias.
+static_assert(max_workers <= hunger_word::count_mask, "max_workers must fit the count of the hunger word");
 
 // Default usable stack bytes of a weft thread. Mapped lazily: a thread that uses
 // 2 KiB costs one or two touched pages, not 64 KiB. See docs/design/stacks-and-context.md.
 inline constexpr std::size_t default_stack_size = 64 * 1024;
 // Upper bound accepted for a stack size (WEFT_STACK_SIZE, attributes).
 inline constexpr std::size_t max_stack_size = std::size_t(1) << 30;
+static_assert(WEFT_STACK_MIN <= default_stack_size && default_stack_size <= max_stack_size,
+              "the default stack size must be an accepted one");
 
 // Stack of a worker's idle flow (the scheduling loop) when it cannot use the
 // kernel thread's own stack (worker 0, whose native stack belongs to main).
 inline constexpr std::size_t idle_stack_size = 64 * 1024;
+
+// Free thread-handle slots a worker keeps (core/handle.hpp), and how many move
+// between its cache and the shared list at a time: the shared lock is taken at
+// most once per handle_cache_batch creations or joins. The same values as the
+// stack caches (arch::stack_pool_options), which see the same traffic. Guess.
+inline constexpr std::uint32_t handle_cache_max = 64;
+inline constexpr std::uint32_t handle_cache_batch = 16;
+static_assert(1 <= handle_cache_batch && handle_cache_batch <= handle_cache_max,
+              "a spill moves at most what the cache holds");
+
+// --- Idle workers -----------------------------------------------------------------
 
 // Spin iterations an idle worker makes (each a pause plus a look for work)
 // before it parks. ~100 ns each here, so ~50 us: above the ~20 us it costs to
@@ -27,11 +59,23 @@ inline constexpr int idle_spins = 512;
 // kernel thread, e.g. another program, have the CPU before we sleep). Guess.
 inline constexpr int idle_yields = 4;
 
-// Grace period before the deadlock detector reports: every weft thread must have
-// been blocked, with no timer pending and no worker running anything, for this long.
-// Long enough that an external kernel thread posting a semaphore is not mistaken
-// for a deadlock in practice; short enough to fail a hung test quickly.
+// Grace period before the deadlock detector looks (src/core/deadlock.cpp): every
+// weft thread must have been blocked, with no timer pending and no worker running
+// anything, for this long. The verdict does not rest on it (kernel threads outside
+// weft are counted, not waited for); it only keeps the check off short idle spells
+// and fails a hung test quickly. Guess.
 inline constexpr std::int64_t deadlock_grace_ns = 500'000'000;
+// While kernel threads outside weft could still wake a blocked weft thread, the
+// detector looks again after each period, doubling it from the grace period up
+// to this (an outside thread that exits may leave a real deadlock behind).
+inline constexpr std::int64_t deadlock_recheck_max_ns = 8'000'000'000;
+// ... and after this long of quiet warns once per process that every weft thread
+// is blocked (never aborting): far above any wait for an outside thread that a
+// test or a batch program makes, short enough that a hung program says so while
+// someone is still looking. Guess.
+inline constexpr std::int64_t deadlock_warn_ns = 10'000'000'000;
+
+// --- Memory quota (dfs) -----------------------------------------------------------
 
 // Memory quota K of the dfs scheduler (WEFT_QUOTA): bytes a thread may allocate
 // through weft's allocator, net of frees, between two scheduling points before
@@ -39,15 +83,18 @@ inline constexpr std::int64_t deadlock_grace_ns = 500'000'000;
 // threads and then waits for its turn. 256 KiB: a quarter of this machine's
 // per-core L2 (1 MiB), so what a thread allocates in one quantum stays cached;
 // the additive term of dfs's bound, c*K*p*D, stays at tens of MiB for p = 2 and
-// D ~ 20. 64 KiB (until session 5) made seed 000's matrix multiply's 128 x 128
-// temporaries wait for their turn too, which ran their siblings one after the
-// other: 0.18 s against 0.152 s on 2 workers (medians of six processes each),
-// for a peak heap of 1.01x serial instead of 1.01-1.06x. See docs/design/dfs.md, "Default quota".
+// D ~ 20. At 64 KiB, Narlikar & Blelloch's matrix multiply's 128 x 128 temporaries wait
+// for their turn too, which runs their siblings one after the other: 0.18 s
+// against 0.152 s on 2 workers (medians of six processes each), for a peak heap
+// of 1.01x serial instead of 1.01-1.06x (`WEFT_QUOTA=64k weft-bench matmul
+// --sched dfs --workers 2 --rounds 6` against the default; docs/design/dfs.md,
+// "Default quota").
 inline constexpr std::size_t default_quota = 256 * 1024;
 // Accepted range of WEFT_QUOTA. Below a page the dummy-thread count of an
 // ordinary allocation explodes; above 1 TiB the quota never triggers.
 inline constexpr std::size_t min_quota = 1024;
 inline constexpr std::size_t max_quota = std::size_t(1) << 40;
+static_assert(min_quota <= default_quota && default_quota <= max_quota, "the default quota must be an accepted one");
 // Most dummy threads forked before one allocation (size/K is capped here): a
 // 1 GiB allocation with K = 1 KiB would otherwise fork a million threads. Guess.
 inline constexpr std::uint32_t max_dummies_per_alloc = 1u << 16;
@@ -55,17 +102,19 @@ inline constexpr std::uint32_t max_dummies_per_alloc = 1u << 16;
 // for at most this many pieces of higher-priority work run first, per dummy
 // thread it forked, and waits at most this long per dummy thread at a time
 // (at most alloc_turn_max_wait_ns) while such work runs on another worker.
-// The end of one of seed 000's sub-multiplies (a 64 x 64 leaf, ~50 us here,
+// The end of one of Narlikar & Blelloch's sub-multiplies (a 64 x 64 leaf, ~50 us here,
 // then its add) takes a few hundred microseconds; 1 ms per dummy (8 ms for a
 // 2 MiB temporary at K = 256 KiB) leaves room for a worker descheduled by a
-// busy host in the middle of it: at 200 us, one process in six still let a
+// busy host in the middle of it: at 200 us, one process in six let a
 // temporary through early (1.25x the serial heap in one of its rounds).
 inline constexpr std::uint64_t alloc_turn_runs_per_dummy = 64;
 inline constexpr std::int64_t alloc_turn_wait_ns_per_dummy = 1'000'000;
 inline constexpr std::int64_t alloc_turn_max_wait_ns = 50'000'000;
+static_assert(alloc_turn_wait_ns_per_dummy <= alloc_turn_max_wait_ns, "one dummy's wait is within the cap");
 // ... spinning for the first 50 us of each wait, then yielding the CPU
 // between looks (sched_yield), as an idle worker does.
 inline constexpr std::int64_t alloc_turn_spin_ns = 50'000;
+static_assert(alloc_turn_spin_ns <= alloc_turn_wait_ns_per_dummy, "the spin is part of the wait");
 // Weft's allocator re-sums the per-worker heap counters (to sample the peak)
 // on every allocation with one worker, and with several once its own counter
 // has grown by this many bytes since its last sample (or for an allocation at
@@ -73,7 +122,68 @@ inline constexpr std::int64_t alloc_turn_spin_ns = 50'000;
 // each. The sampled peak may miss up to about workers * this. Guess.
 inline constexpr std::size_t heap_sample_step = 16 * 1024;
 
-// Highest worker count accepted from WEFT_WORKERS / weft_config_t.
-inline constexpr int max_workers = 1024;
+// --- Filaments: fork/join ---------------------------------------------------------
+
+// Slots of a participant's fork list (a ring). Must be a power of 2. With
+// pruning a list holds at most fil_hungry_list_limit jobs plus the tree sends;
+// with pruning off, at most the forks outstanding along one recursion path
+// (fib(40): 40). A fork that finds the list full is pruned, so this bounds
+// memory, never correctness.
+inline constexpr unsigned fil_list_capacity = 256;
+static_assert((fil_list_capacity & (fil_list_capacity - 1)) == 0, "fil_list_capacity must be a power of 2");
+
+// A fork made because some worker is hungry goes to the list only while the
+// list is shorter than this; beyond it the fork is pruned (the hungry worker
+// has enough to take already). Guess: 2 covers one thief per list on the
+// machines we target without flooding the list with small jobs.
+inline constexpr int fil_hungry_list_limit = 2;
+static_assert(fil_hungry_list_limit >= 1 && unsigned(fil_hungry_list_limit) < fil_list_capacity,
+              "a hungry worker's forks must fit the list");
+
+// While someone is hungry, a join forks only if its frame is no deeper than
+// the participant's fork_limit (a stack address). A fork sets the limit to its
+// own frame; a job taken back or started sets it fil_refill_margin bytes below
+// the current frame (a few frames deeper may fork). Every fil_deepen_every
+// spins, a hungry participant lowers the others' limits by fil_deepen_step
+// bytes, so that a worker deep in pruned code eventually gives work away.
+// Guesses: ~64 bytes is one small recursive frame; one level per ~2 us of hunger.
+inline constexpr unsigned fil_refill_margin = 256;
+inline constexpr int fil_deepen_every = 32;
+inline constexpr unsigned fil_deepen_step = 64;
+
+// Bytes of each chunk of a participant's arena (C weft_fil_fork descriptors,
+// 96 bytes each). Chunks are kept until the region ends. Guess.
+inline constexpr std::size_t fil_arena_chunk = 64 * 1024;
+
+// --- Filaments: iterative ---------------------------------------------------------
+
+// Highest number of pool sets in one sequence (the phase word packs the set
+// index in 16 bits).
+inline constexpr int fil_max_sets = 65535;
+static_assert(fil_max_sets < (1 << 16), "the set index fits the phase word's 16 bits");
+
+// --- Filaments: waiting (participants, and the coarse-grain sweep barrier) --------
+
+// A participant with nothing to do scans for work fil_wait_spins times (a
+// pause between scans, ~30 ns each here), then scans and yields the CPU (to
+// other weft threads, then to other kernel threads) for fil_wait_yield_ns, then
+// sleeps on its semaphore. A sleep costs more than the ~20 us futex wake-up: at
+// a sweep barrier the sleeper wakes late and the others then wait for it at
+// the next one. Jacobi (n = 420, 10,000 sweeps of ~90 us, 2 workers) ran
+// 0.87-0.90 s with 200 us of yielding and 0.98-1.17 s with ~35 us (16 yields),
+// sleeping at 12-26 of its barriers instead of 5,000-7,000
+// (`weft-bench filaments --app jacobi --size 420 --workers 2` with each value;
+// docs/design/filaments.md, "Waiting"). Yielding, not spinning, fills the time,
+// so a worker on an oversubscribed CPU lets the others run. apps/coarse.hpp's
+// sweep_barrier waits with the same two, so that the coarse-grain baselines
+// wait as the filaments do.
+inline constexpr int fil_wait_spins = 256;
+inline constexpr std::int64_t fil_wait_yield_ns = 200'000;
+static_assert(fil_deepen_every <= fil_wait_spins, "hungry participants deepen the others' limits while they spin");
+
+// --- Filaments: constants compiled into programs (include/weft/detail/) -----------
+
+static_assert(for_chunks_per_worker >= 1, "weft_fil_run_range_ needs at least one piece per worker");
+static_assert(for_nested_pieces_per_worker >= 1, "a nested loop splits into at least one piece per worker");
 
 }  // namespace weft::detail::tun

@@ -1,5 +1,5 @@
 // weft::detail::fil — fork/join filaments: forks, joins, pruning and the two
-// load-balancing phases (seed 004 §2.3, §3.2). Design: docs/design/filaments.md.
+// load-balancing phases (Lowenthal, Freeh & Andrews §2.3, §3.2). Design: docs/design/filaments.md.
 //
 // A fork has three outcomes, decided in this order:
 //   1. pruned: the inline test (filament.hpp, weft::join; weft_fil_fork below)
@@ -18,7 +18,7 @@
 //      and either the list is empty (every list keeps one job ready: its
 //      emptiness is in the owner's hunger count, so the inline test let this
 //      fork through; fj_list::keep_ready) or a worker is hungry and the list
-//      is short (tun::hungry_list_limit); else pruned after all.
+//      is short (tun::fil_hungry_list_limit); else pruned after all.
 // A join takes its child back from the tail of its own list if nobody took it
 // (then it runs it as a call); else it waits, running other filaments meanwhile
 // (wait_until: the parent *becomes* the server), and, before it would sleep,
@@ -90,7 +90,7 @@ int fork_job(part* p, weft_fil_job_* j, std::uintptr_t sp) {
         // where somebody takes from lists: with the tree phase alone, a fork
         // would only come back to us).
         const bool want = r->receiver_initiated &&
-                          (ready_job_missing(p) || (hunger(p) > 0 && p->list.size() < tun::hungry_list_limit));
+                          (ready_job_missing(p) || (hunger(p) > 0 && p->list.size() < tun::fil_hungry_list_limit));
         if (!want) {
             ++p->hot.pruned;
             return 0;
@@ -207,7 +207,7 @@ WEFT_API int weft_fil_join_(weft_fil_job_* j) {
     if (p->list.pop_tail_if(j)) {
         ++p->st.run;
         // Taken back: the next few levels may fork to refill the list.
-        if (p->r->pruning) p->hot.fork_limit.store(weft_fil_sp_() - tun::refill_margin, memory_order_relaxed);
+        if (p->r->pruning) p->hot.fork_limit.store(weft_fil_sp_() - tun::fil_refill_margin, memory_order_relaxed);
         return 1;
     }
     wait_for_latch(p, j->latch);

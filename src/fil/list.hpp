@@ -1,4 +1,4 @@
-// weft::detail::fil — a participant's fork list (seed 004 §3.2).
+// weft::detail::fil — a participant's fork list (Lowenthal, Freeh & Andrews §3.2).
 //
 // "Newly forked filaments are put on the tail of a processor's local list ...
 // other server threads, when idle, ... take filaments off of the list with the
@@ -22,19 +22,12 @@
 
 #include <cstdint>
 
-#include "fil/tunables.hpp"
+#include "core/tunables.hpp"
 #include "sync/primitives.hpp"
+#include "weft/detail/filament_abi.hpp"
 #include "weft/weft.h"
-#define WEFT_FIL_ABI_ONLY  // the ABI only: see filament.hpp
-#include "weft/filament.hpp"
 
 namespace weft::detail::fil {
-
-// Added to the owner's copy of the hunger count while its list is empty and
-// keeps one job ready: the owner's next join then fails the inline pruning
-// test and forks (fork_job). Above the count itself and weft_fil_counting_
-// (2^20), below the bias that turns pruning off (2^24); hunger() masks it off.
-inline constexpr int ready_bias = 1 << 22;
 
 class fj_list {
 public:
@@ -47,19 +40,20 @@ public:
     int size() const { return size_.load(memory_order_relaxed); }
 
     // From now on (one fork/join region with more than one participant), an
-    // empty list asks its owner for a job: ready_bias is in owner's hunger
-    // count exactly while the list is empty, and when a thief empties it,
-    // owner's fork_limit opens (any frame may refill it). Call while no other
-    // thread uses the list.
+    // empty list asks its owner for a job: the ready bias is in the owner's
+    // hunger word exactly while the list is empty, so the owner's next join
+    // fails the inline pruning test and forks (fork_job); when a thief empties
+    // the list, the owner's fork_limit opens (any frame may refill it). Call
+    // while no other thread uses the list.
     void keep_ready(weft_fil_self_t_* owner) {
         owner_ = owner;
-        if (tail_ == head_) owner_->hungry.fetch_add(ready_bias, memory_order_relaxed);
+        if (tail_ == head_) owner_->hungry.set(hunger_word::ready);
     }
 
     // Appends j at the tail. False if the ring is full (the caller prunes).
     bool push_tail(weft_fil_job_* j) {
         lock_guard<spinlock> g(lock_);
-        if (tail_ - head_ == tun::list_capacity) return false;
+        if (tail_ - head_ == tun::fil_list_capacity) return false;
         ring_[tail_ & mask] = j;
         ++tail_;
         publish(false);
@@ -122,7 +116,7 @@ public:
 
 private:
     // After a change (under the lock): the new length for readers, and, for a
-    // list that keeps a job ready, ready_bias in or out of the owner's count
+    // list that keeps a job ready, the ready bias in or out of the owner's word
     // when the list became empty or stopped being empty. by_other: the change
     // was not the owner's own (a thief, a parent reclaiming its child).
     void publish(bool by_other) {
@@ -131,24 +125,23 @@ private:
         size_.store(n, memory_order_relaxed);
         if (owner_ == nullptr || (n == 0) == (was == 0)) return;
         if (n != 0) {
-            owner_->hungry.fetch_sub(ready_bias, memory_order_relaxed);
+            owner_->hungry.clear(hunger_word::ready);
             return;
         }
         // The owner may be deep in pruned code: let its next join refill the
         // list wherever it is (the owner's own take-back sets its limit itself).
         if (by_other) owner_->fork_limit.store(0, memory_order_relaxed);
-        owner_->hungry.fetch_add(ready_bias, memory_order_relaxed);
+        owner_->hungry.set(hunger_word::ready);
     }
 
-    static constexpr unsigned mask = tun::list_capacity - 1;
-    static_assert((tun::list_capacity & mask) == 0, "list_capacity must be a power of 2");
+    static constexpr unsigned mask = tun::fil_list_capacity - 1;
 
     spinlock lock_;
     atomic<int>& size_;
     weft_fil_self_t_* owner_ = nullptr;  // set by keep_ready
     unsigned head_ = 0;  // guarded by lock_
     unsigned tail_ = 0;  // guarded by lock_
-    weft_fil_job_* ring_[tun::list_capacity];
+    weft_fil_job_* ring_[tun::fil_list_capacity];
 };
 
 }  // namespace weft::detail::fil

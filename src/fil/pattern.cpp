@@ -1,4 +1,4 @@
-// weft::detail::fil — the pattern recognizer of implicit coarsening (seed 004 §3.1).
+// weft::detail::fil — the pattern recognizer of implicit coarsening (Lowenthal, Freeh & Andrews §3.1).
 //
 // "The Filaments package recognizes regular patterns of filaments assigned to
 // the same pool, and at run time switches to code that iterates over the

@@ -1,9 +1,10 @@
 // weft::detail::fil — the C API of pools and pool sets, and the C loop that
-// runs a pool (seed 004 §2.1: fCreatePoolSet, fCreatePools, fCreateFilament).
+// runs a pool (Lowenthal, Freeh & Andrews §2.1: fCreatePoolSet, fCreatePools, fCreateFilament).
 //
 // In C the body is a function pointer, so a call per filament remains; what
 // the recognised paths remove is the descriptor traffic: the arguments are
-// loop counters. (The C++ API inlines the body as well: filament.hpp.)
+// loop counters. (The C++ API inlines the body as well: filament.hpp; both
+// run the same loops.)
 #include <cerrno>
 #include <climits>
 #include <exception>
@@ -15,45 +16,18 @@
 #include "fil/region.hpp"
 #include "fil/stats.hpp"
 #include "fil/sweep.hpp"
+#include "weft/detail/fil_pool_loops.hpp"
 
 namespace weft::detail::fil {
 namespace {
 
-// The loops of weft::pool_set::run_loops (weft/filament.hpp) with a call
-// through the set's function pointer for the body. The library sees only that
-// header's ABI part (WEFT_FIL_ABI_ONLY: its weft::detail would clash with the
-// runtime's), so the two are written twice: change them together.
+// A pool of a C pool set: the loops of every pool (weft/detail/fil_pool_loops.hpp),
+// with a call through the set's function pointer as the body.
 void c_run_pool(void* ctx, const weft_fil_pool_view_* v) {
     auto* set = static_cast<weft_fil_poolset_s*>(ctx);
     const weft_fil_fn fn = set->fn;
     void* const arg = set->arg;
-    if (v->path == WEFT_FIL_PATH_GENERAL) {
-        const std::int32_t* d = v->desc;
-        if (!v->backward) {
-            for (std::int64_t k = 0; k < v->n; ++k) fn(d[2 * k], d[2 * k + 1], arg);
-        } else {
-            for (std::int64_t k = v->n; k-- > 0;) fn(d[2 * k], d[2 * k + 1], arg);
-        }
-        return;
-    }
-    const auto i0 = static_cast<int>(v->i0), s = static_cast<int>(v->istride), j0 = static_cast<int>(v->j0);
-    const auto nr = static_cast<int>(v->nrows), nc = static_cast<int>(v->ncols);
-    if (nc == 1) {
-        // A column: one loop. As rows of one column it set up a one-trip inner
-        // loop per filament: 18.3 instructions a filament against 13.3 with
-        // micro's body (bench/callgrind_micro.sh fil_sweep_dense).
-        if (!v->backward) {
-            for (int r = 0, i = i0; r < nr; ++r, i += s) fn(i, j0, arg);
-        } else {
-            for (int r = nr - 1, i = i0 + (nr - 1) * s; r >= 0; --r, i -= s) fn(i, j0, arg);
-        }
-    } else if (!v->backward) {
-        for (int r = 0, i = i0; r < nr; ++r, i += s)
-            for (int j = j0; j < j0 + nc; ++j) fn(i, j, arg);
-    } else {
-        for (int r = nr - 1, i = i0 + (nr - 1) * s; r >= 0; --r, i -= s)
-            for (int j = j0 + nc - 1; j >= j0; --j) fn(i, j, arg);
-    }
+    run_pool_loops([fn, arg](int i, int j) { fn(i, j, arg); }, v);
 }
 
 int c_after(void* ctx) {

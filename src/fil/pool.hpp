@@ -1,4 +1,4 @@
-// weft::detail::fil — pools and pool sets of iterative filaments (seed 004 §2.1-2.2, §3.1).
+// weft::detail::fil — pools and pool sets of iterative filaments (Lowenthal, Freeh & Andrews §2.1-2.2, §3.1).
 //
 // A pool is an array of descriptors, each only the filament's two arguments
 // (8 bytes: no function pointer, no link — the function is the pool set's),
@@ -12,8 +12,7 @@
 #include <vector>
 
 #include "sync/primitives.hpp"
-#define WEFT_FIL_ABI_ONLY  // the ABI only: see filament.hpp
-#include "weft/filament.hpp"
+#include "weft/detail/filament_abi.hpp"
 #include "weft/weft.h"
 
 namespace weft::detail::fil {

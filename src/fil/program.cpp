@@ -1,4 +1,4 @@
-// weft::detail::fil — the paper's C shape (seed 004 §2): fInit, fCreatePoolSet,
+// weft::detail::fil — the paper's C shape (Lowenthal, Freeh & Andrews §2): fInit, fCreatePoolSet,
 // fjFork outside any filament, and fStart, which runs "everything created".
 //
 // What weft_fil_start runs belongs to the calling weft thread (two threads

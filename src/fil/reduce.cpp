@@ -1,4 +1,4 @@
-// weft::detail::fil — reduction variables (seed 004 §2.2: Local(), fReduce).
+// weft::detail::fil — reduction variables (Lowenthal, Freeh & Andrews §2.2: Local(), fReduce).
 //
 // One copy per worker, each on its own cache line (no false sharing between
 // workers updating their copies in every filament). weft_fil_reduce combines

@@ -47,7 +47,7 @@
 // The participant of the calling kernel thread. initial-exec: one %fs-relative
 // load in the inline pruning test of weft::join (see filament.hpp).
 extern "C" {
-WEFT_API weft_fil_self_t_ weft_fil_outside_{.hungry = {1}, .index = -1, .nparts = 0, .queued = {0}, .fork_limit = {0},
+WEFT_API weft_fil_self_t_ weft_fil_outside_{.hungry = 1, .index = -1, .nparts = 0, .queued = {0}, .fork_limit = {0},
                                             .pruned = 0};
 WEFT_API __thread __attribute__((tls_model("initial-exec"))) weft_fil_self_t_* weft_fil_self_ = &weft_fil_outside_;
 }
@@ -62,7 +62,7 @@ void* arena::alloc(std::size_t n) {
         chunk* next = cur != nullptr ? cur->next : first;
         if (next == nullptr || next->cap < n) {
             // A new chunk after cur; a too-small spare one follows it.
-            std::size_t cap = n > tun::arena_chunk ? n : tun::arena_chunk;
+            std::size_t cap = n > tun::fil_arena_chunk ? n : tun::fil_arena_chunk;
             auto* c = static_cast<chunk*>(std::malloc(sizeof(chunk) + cap));
             if (c == nullptr) return nullptr;
             c->cap = cap;
@@ -113,7 +113,6 @@ region* new_region(region_kind k) {
     for (int i = 0; i < n; ++i) {
         part* p = new (&r->parts[i]) part;
         p->r = r;
-        p->hot.hungry.store(0, memory_order_relaxed);
         p->hot.index = i;
         p->hot.nparts = n;
         p->hot.pruned = 0;
@@ -239,8 +238,8 @@ int run_region(region* r, void* exc) {
     else add_hunger(r, r->nparts - 1);            // the servers wait for work
     // Pruning off: a bias that keeps the inline test failing, so that every
     // fork reaches fork_job (the participants' +1/-1 leave it in place).
-    if (!r->pruning) add_hunger(r, 1 << 24);
-    if (r->count_pruned) add_hunger(r, weft_fil_counting_);
+    if (!r->pruning) set_hunger_bias(r, hunger_word::no_pruning);
+    if (r->count_pruned) set_hunger_bias(r, hunger_word::counting);
     // Every list keeps one job ready for a worker that runs dry (fj_list::
     // keep_ready; docs/design/filaments.md, "A job kept ready"). Only where
     // somebody takes jobs from lists, and where there is somebody else.
@@ -351,7 +350,7 @@ int run_region(region* r, void* exc) {
 void run_job(part* p, weft_fil_job_* j) {
     ++p->st.run;
     // The top few levels of this job may fork for others.
-    if (p->r->pruning) p->hot.fork_limit.store(weft_fil_sp_() - tun::refill_margin, memory_order_relaxed);
+    if (p->r->pruning) p->hot.fork_limit.store(weft_fil_sp_() - tun::fil_refill_margin, memory_order_relaxed);
     weft_fil_latch_* l = j->latch;
     auto* owner = static_cast<part*>(l->owner);
     j->execute(j);
@@ -366,7 +365,7 @@ weft_fil_job_* find_job(part* p) {
     }
     region* r = p->r;
     if (!r->receiver_initiated) return nullptr;
-    // Receiver-initiated: the longest list, from its front (seed 004 §3.2).
+    // Receiver-initiated: the longest list, from its front (Lowenthal, Freeh & Andrews §3.2).
     int best = -1, best_size = 0;
     for (int i = 0; i < r->nparts; ++i) {
         int s = r->parts[i].list.size();
@@ -392,7 +391,7 @@ void deepen_others(part* p) {
         // Load and store, not a read-modify-write: racing with the owner's own
         // store only loses one step. 0 means "any frame" already.
         std::uintptr_t v = q->hot.fork_limit.load(memory_order_relaxed);
-        if (v > tun::deepen_step) q->hot.fork_limit.store(v - tun::deepen_step, memory_order_relaxed);
+        if (v > tun::fil_deepen_step) q->hot.fork_limit.store(v - tun::fil_deepen_step, memory_order_relaxed);
     }
 }
 

@@ -34,8 +34,7 @@
 #include "fil/list.hpp"
 #include "fil/stats.hpp"
 #include "sync/primitives.hpp"
-#define WEFT_FIL_ABI_ONLY  // the ABI only: see filament.hpp
-#include "weft/filament.hpp"
+#include "weft/detail/filament_abi.hpp"
 #include "weft/weft.h"
 
 namespace weft::detail {
@@ -129,8 +128,8 @@ struct alignas(64) region {
     // Each participant keeps one job on its list while it can (fj_list::
     // keep_ready): set by run_region.
     bool keep_ready = false;
-    // Pruned forks are counted (the runtime measures): weft_fil_counting_ is
-    // in every copy of the hunger count. Otherwise they are not counted at all.
+    // Pruned forks are counted (the runtime measures): the counting bias is
+    // in every copy of the hunger word. Otherwise they are not counted at all.
     bool count_pruned = false;
     part* parts = nullptr;
     iter_state* it = nullptr;
@@ -176,7 +175,7 @@ void fail(region* r, std::exception_ptr e);
 
 // Waits, as an idle participant, until done() holds: runs fork/join filaments
 // found meanwhile (own list, then, if receiver-initiated, other lists), then
-// yields for tun::wait_yield_ns, then sleeps. `done` must become true only through a change that is
+// yields for tun::fil_wait_yield_ns, then sleeps. `done` must become true only through a change that is
 // followed by a wake of this participant (wake / wake_all). Before sleeping it
 // calls reclaim(), which may make progress itself (take back a job it waits
 // for) and then returns true. counted: p is already counted in `hungry` (a
@@ -191,16 +190,19 @@ template <class Done> void wait_until(part* p, Done done, bool counted = false) 
 weft_fil_job_* reclaim_child(part* p, weft_fil_latch_* l);
 // Adds p's counters to its worker's statistics and clears them (owner only).
 void flush(part* p);
-// Adds delta to every participant's copy of the hunger count. Relaxed: the
-// count is a hint for the pruning test; seeing it late only delays a fork (or
-// a call) by one test. Each copy receives every delta, so each converges to
-// the true count whatever the order of concurrent changes.
+// Adds delta to every participant's copy of the hunger word (a participant
+// runs dry or finds work): each copy receives every delta, so each converges
+// to the true count whatever the order of concurrent changes.
 inline void add_hunger(region* r, int delta) {
-    for (int i = 0; i < r->nparts; ++i) r->parts[i].hot.hungry.fetch_add(delta, memory_order_relaxed);
+    for (int i = 0; i < r->nparts; ++i) r->parts[i].hot.hungry.add(delta);
 }
-// The count as participant p sees it (without the counting bias; with pruning
-// off it is meaningless, and nobody asks).
-inline int hunger(const part* p) { return p->hot.hungry.load(memory_order_relaxed) & (weft_fil_counting_ - 1); }
+// Puts b in every participant's copy for the whole region (counting, no_pruning).
+inline void set_hunger_bias(region* r, hunger_word::bias b) {
+    for (int i = 0; i < r->nparts; ++i) r->parts[i].hot.hungry.set(b);
+}
+// The count as participant p sees it (with pruning off it is meaningless, and
+// nobody asks).
+inline int hunger(const part* p) { return p->hot.hungry.count(); }
 // p's list keeps a job ready and is empty: p's next fork goes to the list.
 inline bool ready_job_missing(const part* p) { return p->r->keep_ready && p->list.size() == 0; }
 // A fork is wanted: a participant is hungry, or p's list lacks its ready job.
@@ -244,14 +246,14 @@ template <class Done, class Reclaim> void wait_until(part* p, Done done, Reclaim
             yields_since = 0;
             continue;
         }
-        if (spins < tun::wait_spins) {
+        if (spins < tun::fil_wait_spins) {
             ++spins;
-            if (spins % tun::deepen_every == 0 && r->receiver_initiated) deepen_others(p);
+            if (spins % tun::fil_deepen_every == 0 && r->receiver_initiated) deepen_others(p);
             cpu_relax();
             continue;
         }
         if (yields_since == 0) yields_since = monotonic_ns();
-        if (monotonic_ns() - yields_since < tun::wait_yield_ns) {
+        if (monotonic_ns() - yields_since < tun::fil_wait_yield_ns) {
             weft_fil_self_ = &weft_fil_outside_;  // another weft thread may run here meanwhile
             (void)weft_thread_yield();
             weft_fil_self_ = &p->hot;

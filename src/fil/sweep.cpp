@@ -1,5 +1,5 @@
 // weft::detail::fil — sweeps, the barrier between them, and the after functions
-// (seed 004 §2.2 "Iterative Filaments with Barriers", §3.1).
+// (Lowenthal, Freeh & Andrews §2.2 "Iterative Filaments with Barriers", §3.1).
 //
 // One sweep of a pool set runs every pool once. Each pool is *claimed* for the
 // sweep by exactly one worker (a CAS of its `claimed` word from an older sweep
@@ -238,7 +238,7 @@ void run_sets_serial(const weft_fil_poolset_t* sets, int n, part* p) {
 }
 
 int run_sets(const weft_fil_poolset_t* sets, int n, void* exc) {
-    if (sets == nullptr || n < 1 || n > tun::max_sets) return EINVAL;
+    if (sets == nullptr || n < 1 || n > tun::fil_max_sets) return EINVAL;
     for (int s = 0; s < n; ++s)
         if (sets[s] == nullptr || sets[s]->run == nullptr) return EINVAL;
     if (part* p = self_checked()) {
