@@ -56,7 +56,7 @@ ult* pick(worker* w, bool fire_timers) {
                 w->inbox_nonempty.store(false, memory_order_relaxed);
             }
             t->q_next = nullptr;
-            if (rt->policy->on_run != nullptr) rt->policy->on_run(rt->policy_state, w->index, t);
+            if (rt->policy->space.on_run != nullptr) rt->policy->space.on_run(rt->policy_state, w->index, t);
             return t;
         }
     }
@@ -70,7 +70,7 @@ ult* pick(worker* w, bool fire_timers) {
                 rt->inject_nonempty.store(false, memory_order_relaxed);
             }
             t->q_next = nullptr;
-            if (rt->policy->on_run != nullptr) rt->policy->on_run(rt->policy_state, w->index, t);
+            if (rt->policy->space.on_run != nullptr) rt->policy->space.on_run(rt->policy_state, w->index, t);
             return t;
         }
     }

@@ -72,7 +72,7 @@ inline constexpr int handoff_spins = 64;
 [[gnu::always_inline]] inline worker* block_inline(worker* w, std::uint32_t* lock) {
     ult* self = w->current;
     runtime* rt = g_rt;
-    if (rt->policy->on_block != nullptr) rt->policy->on_block(rt->policy_state, w->index, self);
+    if (rt->policy->space.on_block != nullptr) rt->policy->space.on_block(rt->policy_state, w->index, self);
     ult* next = pick(w, /*fire_timers=*/lock == nullptr);
     if (next == self) {
         // Woken before it could block (lock-free wake-ups such as join).
@@ -118,7 +118,7 @@ inline constexpr int handoff_spins = 64;
         // bypassed since the joiner would be the only ready ult.
         if (next == nullptr && j != nullptr && (j->pinned_worker < 0 || j->pinned_worker == w->index)) {
             next = j;
-            if (rt->policy->on_run != nullptr) rt->policy->on_run(rt->policy_state, w->index, j);
+            if (rt->policy->space.on_run != nullptr) rt->policy->space.on_run(rt->policy_state, w->index, j);
         } else {
             wake_from(w, joiner);
         }
@@ -126,7 +126,7 @@ inline constexpr int handoff_spins = 64;
     // After the next ult is chosen: until then the policy may count self as
     // the one this worker runs (dfs: a large allocation elsewhere must not see
     // the worker idle between self's end and its joiner's start).
-    if (rt->policy->on_exit != nullptr) rt->policy->on_exit(rt->policy_state, w->index, self);
+    if (rt->policy->space.on_exit != nullptr) rt->policy->space.on_exit(rt->policy_state, w->index, self);
     if (next == nullptr) next = w->idle;
     w->pending = post_switch::finish_prev;
     switch_inline(w, self, next);

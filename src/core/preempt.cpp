@@ -4,7 +4,7 @@
 // points: when it has allocated more than its memory quota K since it was last
 // scheduled (preempt), and before an allocation larger than K, which it delays
 // behind about size/K dummy threads forked as a binary tree (run_dummies). The
-// allocator asks the policy (sched_policy_def::on_alloc) which one applies;
+// allocator asks the policy (sched_policy_def::space.on_alloc) which one applies;
 // this file carries them out with the ordinary dispatch steps.
 #include <sched.h>
 
@@ -76,7 +76,7 @@ worker* run_dummies(worker* w, std::uint32_t n) {
 
 worker* await_turn(worker* w, std::uint32_t n) {
     runtime* rt = g_rt;
-    auto turn = rt->policy->alloc_turn;
+    auto turn = rt->policy->space.alloc_turn;
     if (turn == nullptr) return w;
     // Two bounds, both proportional to the allocation's dummy threads: pieces
     // of higher-priority work run first on this worker (many: a thread that

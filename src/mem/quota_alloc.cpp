@@ -95,7 +95,7 @@ heap_slot& window(worker* w) {
 // Returns the worker the ult runs on afterwards.
 worker* charge_quota(worker* w, std::size_t bytes) {
     runtime* rt = g_rt;
-    auto on_alloc = rt->policy->on_alloc;
+    auto on_alloc = rt->policy->space.on_alloc;
     if (on_alloc == nullptr) return w;
     heap_slot& s = window(w);
     ult* self = w->current;

@@ -1,6 +1,6 @@
 // weft::detail — weft's allocator (weft_malloc & co., weft::allocator): heap
 // accounting for every policy, and the memory quota for policies that ask for
-// one (sched_policy_def::on_alloc; dfs, Narlikar & Blelloch §4).
+// one (sched_policy_def::space.on_alloc; dfs, Narlikar & Blelloch §4).
 //
 // Accounting without a shared counter. Each worker has a slot with its own
 // running total (bytes allocated minus bytes freed by code running on it;

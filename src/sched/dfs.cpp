@@ -1,4 +1,4 @@
-// dfs — the space-efficient scheduler of seed 000 (Narlikar & Blelloch, SC'98,
+// dfs — the space-efficient scheduler of Narlikar & Blelloch (SC'98,
 // and its reference [34], the AsyncDF algorithm).
 //
 // Design essay (docs/design/dfs.md has the measurements and the bound)
@@ -45,7 +45,7 @@
 //      (alloc_turn): the dummies delay it by scheduling steps, not by time,
 //      and a thief that has just started a new subproblem would otherwise
 //      allocate its temporary while the subproblem left of it still holds
-//      its own (seed 000's matrix multiply on 2 workers: 1.25x the serial
+//      its own (Narlikar & Blelloch's matrix multiply on 2 workers: 1.25x the serial
 //      heap, 1.01x with the turn; docs/design/dfs.md).
 //   5. Block: a blocked ult keeps its place in the order (it stays in the
 //      list, out of every deque); woken, it enters the waker's deque at its
@@ -62,7 +62,7 @@
 // Why per-worker deques (rule 2) and not "the p leftmost ready threads run":
 // with the latter (AsyncDF, what this policy did first) an idle worker takes
 // the leftmost ready thread, the deepest continuation, so two workers split
-// the same subtree leaf by leaf: on seed 000's matrix multiply the same
+// the same subtree leaf by leaf: on Narlikar & Blelloch's matrix multiply the same
 // instructions took 1.22x the cycles of ws (2.2x the cache misses: each worker's
 // leaves reuse the blocks the other just loaded), 1.39x over serial on 2
 // workers. Stealing the top of the leftmost deque gives each worker a whole
@@ -477,8 +477,8 @@ dfs_state& s(void* self) { return *static_cast<dfs_state*>(self); }
 
 const sched_policy_def dfs_policy = {
     .name = "dfs",
-    .description = "space-efficient depth-first order (seed 000, with DFDeques' per-worker deques): a forked "
-                   "child runs first, an idle worker takes the top of the leftmost deque, memory quota WEFT_QUOTA",
+    .description = "space-efficient depth-first order (Narlikar & Blelloch, with DFDeques' per-worker deques): a "
+                   "forked child runs first, an idle worker takes the top of the leftmost deque, memory quota WEFT_QUOTA",
     .create = [](int workers) -> void* { return new dfs_state(workers); },
     .destroy = [](void* self) { delete static_cast<dfs_state*>(self); },
     .spawn =
@@ -493,14 +493,17 @@ const sched_policy_def dfs_policy = {
     .pick_next = [](void* self, int w) { return s(self).pick(w); },
     .yield_swap = [](void* self, int w, ult* t) { return s(self).yield_swap(w, t); },
     .has_work = [](void* self, int) { return s(self).has_work(); },
-    .on_block = [](void* self, int w, ult* t) { s(self).on_block(w, t); },
-    .on_exit = [](void* self, int w, ult* t) { s(self).on_exit(w, t); },
     .add_stats = [](void* self, weft_stats_t* out) { s(self).add_stats(out); },
     .reset_stats = [](void* self) { s(self).reset_stats(); },
-    .on_alloc = [](void* self, int w, ult*, std::size_t bytes, std::ptrdiff_t net,
-                   std::size_t quota) { return s(self).on_alloc(w, bytes, net, quota); },
-    .on_run = [](void* self, int w, ult* t) { s(self).on_run(w, t); },
-    .alloc_turn = [](void* self, int w, ult* t, bool* wait) { return s(self).alloc_turn(w, t, wait); },
+    .space =
+        {
+            .on_block = [](void* self, int w, ult* t) { s(self).on_block(w, t); },
+            .on_exit = [](void* self, int w, ult* t) { s(self).on_exit(w, t); },
+            .on_alloc = [](void* self, int w, ult*, std::size_t bytes, std::ptrdiff_t net,
+                           std::size_t quota) { return s(self).on_alloc(w, bytes, net, quota); },
+            .on_run = [](void* self, int w, ult* t) { s(self).on_run(w, t); },
+            .alloc_turn = [](void* self, int w, ult* t, bool* wait) { return s(self).alloc_turn(w, t, wait); },
+        },
 };
 
 }  // namespace

@@ -1,5 +1,5 @@
 // fifo — one global FIFO queue; a forked child is queued and the parent goes
-// on. The breadth-first baseline of seed 000 (the Solaris Pthreads scheduler):
+// on. The breadth-first baseline of Narlikar & Blelloch (the Solaris Pthreads scheduler):
 // on a fork tree it creates threads much faster than it retires them, which is
 // the memory blow-up the space-efficient scheduler (dfs) exists to prevent.
 #include "sched/global_queue.hpp"

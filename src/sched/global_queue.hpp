@@ -1,5 +1,5 @@
 // weft::detail — one lock-protected list of ready ults shared by all workers:
-// the structure of the fifo and lifo policies (seed 000's Solaris baselines).
+// the structure of the fifo and lifo policies (Narlikar & Blelloch's Solaris baselines).
 //
 // Memory ordering: the spinlock orders all list accesses; `size_` is also read
 // without the lock by idle workers (has_work), where a stale value only delays

@@ -1,7 +1,7 @@
 // lifo — one global LIFO stack; a forked child is pushed and the parent goes
 // on. On one worker it runs a fork tree close to depth-first (the most recent
 // fork runs next), keeping few threads live, but it gives no space guarantee
-// with several workers and no order between siblings (seed 000, Figure 1).
+// with several workers and no order between siblings (Narlikar & Blelloch, Figure 1).
 // A yielding thread goes to the bottom of the stack: at the top it would be
 // picked again at once and yield would never let anything else run.
 #include "sched/global_queue.hpp"

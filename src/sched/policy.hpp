@@ -3,7 +3,7 @@
 // The core (src/core) decides *when* a thread stops or starts running; a policy
 // decides *which* ready thread a worker runs next. A policy is one file in
 // src/sched/ that defines a `sched_policy_def` and registers it with
-// WEFT_REGISTER_POLICY; nothing else in the tree changes (seed 000's closing wish).
+// WEFT_REGISTER_POLICY; nothing else in the tree changes (Narlikar & Blelloch's closing wish).
 //
 // Callbacks (Argobots' ABT_sched_def style: who calls, when, what is undefined):
 //
@@ -35,45 +35,56 @@
 //                            workers while spinning: false may be wrong only if a
 //                            ready() is racing with it (the parking protocol
 //                            re-checks with pick_next after announcing sleep).
-//   on_block(self, w, t)     Optional. t (running on w) is about to block in a weft
-//                            primitive: it is neither running nor ready until a
-//                            later ready(.., woken). Space-efficient policies keep
-//                            its place in their order.
-//   on_exit(self, w, t)      Optional. t (running on w) has finished. Called
-//                            after the core has chosen w's next ult (pick_next
-//                            or on_run) and woken t's joiner, before the switch:
-//                            until then t may still count as running on w.
 //   add_stats(self, out)     Optional. Adds the policy's own figures (steals,
 //                            quota preemptions, ...) to *out (weft_stats_get).
 //   reset_stats(self)        Optional. Clears them (weft_stats_reset).
-//   on_alloc(self, w, t, bytes, net, quota)
-//                            Optional; space-efficient policies only (seed 000's
-//                            memory quota). t, running on w, is about to allocate
-//                            `bytes` through weft's allocator (src/mem), having
-//                            allocated `net` bytes (allocations minus frees, may
-//                            be negative) since it was last scheduled; `quota`
-//                            is WEFT_QUOTA. Returns what the allocator must do
-//                            before the allocation goes ahead: nothing, preempt
-//                            t (the core makes it ready with
+//   space                    Optional: the hooks of a space-efficient policy
+//                            (Narlikar & Blelloch: every live thread holds a place in one
+//                            global order, and a memory quota bounds what a
+//                            thread allocates between two scheduling points).
+//                            All five or none: register_policy refuses a
+//                            partial set. A policy that orders only its ready
+//                            threads (fifo, lifo, ws) leaves `space` out.
+//   space.on_block(self, w, t)
+//                            t (running on w) is about to block in a weft
+//                            primitive: it is neither running nor ready until
+//                            a later ready(.., woken). The policy keeps its
+//                            place in the order.
+//   space.on_exit(self, w, t)
+//                            t (running on w) has finished. Called after the
+//                            core has chosen w's next ult (pick_next or
+//                            space.on_run) and woken t's joiner, before the
+//                            switch: until then t may still count as running
+//                            on w.
+//   space.on_alloc(self, w, t, bytes, net, quota)
+//                            t, running on w, is about to allocate `bytes`
+//                            through weft's allocator (src/mem), having
+//                            allocated `net` bytes (allocations minus frees,
+//                            may be negative) since it was last scheduled;
+//                            `quota` is WEFT_QUOTA. Returns what the allocator
+//                            must do before the allocation goes ahead:
+//                            nothing, preempt t (the core makes it ready with
 //                            ready_reason::preempted and runs what pick_next
 //                            says, possibly t again), or fork `dummies` dummy
 //                            threads as a binary tree and join them. Without
-//                            it, the allocator only keeps the heap accounting.
-//   on_run(self, w, t)       Optional. Worker w runs t without pick_next having
-//                            handed it out: the joiner an exiting thread
-//                            switches straight to, or a thread from the core's
-//                            inject queue or w's inbox. For policies that track
-//                            what each worker runs (dfs: alloc_turn).
-//   alloc_turn(self, w, t, wait)
-//                            Optional; with on_alloc. t, running on w, has been
-//                            delayed behind dummy threads and is about to make
-//                            its large allocation. Return t with *wait false if
-//                            it may go ahead; t with *wait true if it should
-//                            wait a moment (higher-priority work is running
+//                            space hooks the allocator only keeps the heap
+//                            accounting.
+//   space.on_run(self, w, t) Worker w runs t without pick_next having handed
+//                            it out: the joiner an exiting thread switches
+//                            straight to, or a thread from the core's inject
+//                            queue or w's inbox (what each worker runs, for
+//                            alloc_turn).
+//   space.alloc_turn(self, w, t, wait)
+//                            t, running on w, has been delayed behind dummy
+//                            threads and is about to make its large
+//                            allocation. Return t with *wait false if it may
+//                            go ahead; t with *wait true if it should wait a
+//                            moment (higher-priority work is running
 //                            elsewhere); or another ult for w to run first,
 //                            after queueing t as ready (one operation, as
-//                            yield_swap). The core asks again each time t runs,
-//                            a bounded number of times (src/core/preempt.cpp).
+//                            yield_swap). The core asks again each time t
+//                            runs, a bounded number of times
+//                            (src/core/preempt.cpp).
 //
 // Data (not a callback):
 //   idle_yield_rounds        Optional (0: the core's default). An idle worker
@@ -98,6 +109,8 @@
 //
 // Definitions use designated initializers (`.name = ..., .spawn = ...`), so a
 // callback added here never touches existing policies: omitted ones are null.
+// register_policy checks the required callbacks and the all-or-none `space`
+// group, and aborts with a message naming the policy and what is missing.
 #pragma once
 
 #include <cstddef>
@@ -126,6 +139,16 @@ struct alloc_verdict {
     bool preempt = false;       // preempt the allocating thread first
 };
 
+// The hooks of a space-efficient policy (sched_policy_def::space): all or none.
+struct sched_space_hooks {
+    void (*on_block)(void* self, int w, ult* t) = nullptr;
+    void (*on_exit)(void* self, int w, ult* t) = nullptr;
+    alloc_verdict (*on_alloc)(void* self, int w, ult* t, std::size_t bytes, std::ptrdiff_t net,
+                              std::size_t quota) = nullptr;
+    void (*on_run)(void* self, int w, ult* t) = nullptr;
+    ult* (*alloc_turn)(void* self, int w, ult* t, bool* wait) = nullptr;
+};
+
 struct sched_policy_def {
     const char* name = nullptr;
     const char* description = nullptr;
@@ -136,14 +159,9 @@ struct sched_policy_def {
     ult* (*pick_next)(void* self, int w) = nullptr;
     ult* (*yield_swap)(void* self, int w, ult* t) = nullptr;  // optional
     bool (*has_work)(void* self, int w) = nullptr;       // optional
-    void (*on_block)(void* self, int w, ult* t) = nullptr;  // optional
-    void (*on_exit)(void* self, int w, ult* t) = nullptr;   // optional
     void (*add_stats)(void* self, weft_stats_t* out) = nullptr;  // optional
     void (*reset_stats)(void* self) = nullptr;                    // optional
-    alloc_verdict (*on_alloc)(void* self, int w, ult* t, std::size_t bytes, std::ptrdiff_t net,
-                              std::size_t quota) = nullptr;        // optional
-    void (*on_run)(void* self, int w, ult* t) = nullptr;                  // optional
-    ult* (*alloc_turn)(void* self, int w, ult* t, bool* wait) = nullptr;  // optional
+    sched_space_hooks space{};                          // optional (see above)
     int idle_yield_rounds = 0;                          // optional (see above)
 };
 

@@ -1,5 +1,5 @@
-// ws — the non-blocking work stealer of seed 001 (Arora, Blumofe & Plaxton,
-// "Thread scheduling for multiprogrammed multiprocessors", SPAA'98; Hood).
+// ws — the non-blocking work stealer of Arora, Blumofe & Plaxton ("Thread
+// scheduling for multiprogrammed multiprocessors", SPAA'98; Hood).
 //
 // Design essay (the long form, with the measurements, is docs/design/ws.md)
 // -------------------------------------------------------------------------
@@ -17,7 +17,7 @@
 //   work      continuations, woken threads, spawned threads. The owner runs
 //             them LIFO (the most recent first: depth-first, cache-warm);
 //             thieves take the oldest, i.e. the continuation highest in the
-//             fork tree, which carries the most work (seed 001's structural
+//             fork tree, which carries the most work (Arora, Blumofe & Plaxton's structural
 //             lemma: the deque is top-heavy), so one steal moves a large
 //             piece of the computation and steals stay rare (O(P * T_inf)
 //             expected).
@@ -52,7 +52,7 @@
 //
 // Idle workers (src/core/worker.cpp) look for work with has_work (a scan of
 // every deque's size) and pick_next, with a sched_yield() between failed
-// looks (idle_yield_rounds below), then park. The yield is seed 001's: under
+// looks (idle_yield_rounds below), then park. The yield is Arora, Blumofe & Plaxton's: under
 // multiprogramming a thief that spins keeps the processor from a descheduled
 // worker that may hold the very thread everyone waits for; yielding gives it
 // the processor.
@@ -284,11 +284,10 @@ const sched_policy_def ws_policy = {
     .pick_next = ws_pick_next,
     .yield_swap = ws_yield_swap,
     .has_work = ws_has_work,
-    .on_block = nullptr,  // a blocked thread is in no deque; ready(.., woken) brings it back
-    .on_exit = nullptr,
     .add_stats = ws_add_stats,
     .reset_stats = ws_reset_stats,
-    .on_alloc = nullptr,  // no memory quota: ws bounds space by work-first order alone
+    // No space hooks: a blocked thread is in no deque (ready(.., woken) brings
+    // it back), and ws bounds space by the work-first order alone.
     .idle_yield_rounds = idle_yield_rounds,
 };
 

@@ -3,7 +3,7 @@
 // A Chase–Lev deque (Chase & Lev, SPAA'05: a growable circular array) with
 // the C11/C++11 orderings of Lê, Pop, Cohen & Zappa Nardelli, "Correct and
 // efficient work-stealing for weak memory models", PPoPP'13 (their Fig. 1),
-// which is the algorithm seed 001 calls the non-blocking deque: one owner
+// which is the algorithm Arora, Blumofe & Plaxton calls the non-blocking deque: one owner
 // pushes and pops at the bottom, any number of thieves take from the top with
 // a compare-and-swap, and nobody ever waits for anybody (the owner's push and
 // pop are wait-free, a steal is lock-free: it fails only because another
@@ -159,7 +159,7 @@ public:
     //    in pop().
     //  - bottom: acquire load; pairs with the owner's release stores of
     //    bottom, so the slot we read below holds the item and the item's
-    //    contents are visible (seed 001's hand-off of a thread to a thief).
+    //    contents are visible (Arora, Blumofe & Plaxton's hand-off of a thread to a thief).
     //  - the array: acquire load; pairs with grow()'s release store, so a new
     //    array is seen with its copied slots (Lê et al. use consume, which
     //    compilers implement as acquire).
