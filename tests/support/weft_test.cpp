@@ -97,7 +97,7 @@ std::string rt_param_name(const ::testing::TestParamInfo<rt_param>& info) {
 
 std::vector<rt_param> rt_params(std::vector<int> workers) {
     std::vector<rt_param> out;
-    for (const char* s : {"fifo", "lifo"})
+    for (const char* s : {"fifo", "lifo", "dfs", "ws"})
         for (int w : workers) out.push_back(rt_param{s, w});
     return out;
 }

@@ -114,7 +114,9 @@ struct rt_param {
     int workers;
 };
 std::string rt_param_name(const ::testing::TestParamInfo<rt_param>& info);
-// fifo and lifo x the given worker counts.
+// Every scheduler (fifo, lifo, dfs, ws) x the given worker counts: the
+// synchronization primitives and the thread API must behave the same under
+// each policy's order.
 std::vector<rt_param> rt_params(std::vector<int> workers);
 inline std::vector<rt_param> rt_params_all() { return rt_params({1, 2, 4}); }
 inline std::vector<rt_param> rt_params_one_worker() { return rt_params({1}); }
