@@ -52,13 +52,21 @@ extern "C" {
 /* Runtime                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* Configuration for weft_init. Zero (or NULL) fields mean "take the value
- * from the environment (WEFT_*), else the default"; see docs/env.md. */
+/* Values of an on/off field of weft_config_t (stats). */
+#define WEFT_CONFIG_UNSET 0 /* take the WEFT_* variable, else the default */
+#define WEFT_CONFIG_ON 1
+#define WEFT_CONFIG_OFF (-1)
+
+/* Configuration for weft_init. A field that is set (non-zero, non-NULL) wins
+ * over its WEFT_* variable, which is then not read; a zero (or NULL) field
+ * takes the variable, else the default. A field is checked as its variable
+ * is. See docs/env.md. */
 typedef struct weft_config {
     int workers;          /* worker kernel threads; 0 = WEFT_WORKERS or the CPUs we may use */
-    const char *sched;    /* "fifo" | "lifo" | "dfs" | "ws"; NULL = WEFT_SCHED or "ws" */
+    const char *sched;    /* "fifo" | "lifo" | "dfs" | "ws" (any case); NULL = WEFT_SCHED or "ws" */
     size_t stack_size;    /* default stack bytes; 0 = WEFT_STACK_SIZE or 64 KiB */
-    int stats;            /* 1 = print statistics at finalize/exit; 0 = WEFT_STATS */
+    int stats;            /* print statistics at finalize/exit: WEFT_CONFIG_ON, WEFT_CONFIG_OFF
+                             (even with WEFT_STATS=1), or WEFT_CONFIG_UNSET = WEFT_STATS */
     int measure;          /* 1 = measure work and span (weft_stats_t.work_ns/span_ns) and count
                              pruned forks (weft_fil_stats_t.forks_pruned) without printing;
                              implied by stats and by WEFT_TRACE */
@@ -384,7 +392,9 @@ WEFT_API int weft_rwlock_unlock(weft_rwlock_t *rw);
 /* ------------------------------------------------------------------------ */
 
 /* Blocks the calling weft thread for at least ns nanoseconds; the worker runs
- * other threads meanwhile. Contexts: any (external: nanosleep). */
+ * other threads meanwhile (sleep(3), nanosleep(2) and every other blocking
+ * system call hold the whole worker instead: docs/api.md, "Blocking").
+ * Contexts: any (external: nanosleep). */
 WEFT_API int weft_sleep_ns(uint64_t ns);
 /* nanosleep(2)-shaped. Errors: EINVAL bad timespec. rem, if given, is zeroed. */
 WEFT_API int weft_nanosleep(const struct timespec *req, struct timespec *rem);

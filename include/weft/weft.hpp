@@ -224,7 +224,7 @@ struct config {
     int workers = 0;
     const char* sched = nullptr;
     std::size_t stack_size = 0;
-    bool stats = false;
+    std::optional<bool> stats = std::nullopt;  // true/false win over WEFT_STATS; empty: WEFT_STATS decides
     bool measure = false;  // work and span (weft_stats_t.work_ns / span_ns), pruned forks counted
 };
 
@@ -232,7 +232,8 @@ class runtime {
 public:
     runtime() : runtime(config{}) {}
     explicit runtime(const config& c) {
-        weft_config_t cfg{c.workers, c.sched, c.stack_size, c.stats ? 1 : 0, c.measure ? 1 : 0};
+        int stats = !c.stats ? WEFT_CONFIG_UNSET : *c.stats ? WEFT_CONFIG_ON : WEFT_CONFIG_OFF;
+        weft_config_t cfg{c.workers, c.sched, c.stack_size, stats, c.measure ? 1 : 0};
         detail::check(weft_init(&cfg), "weft_init");
     }
     ~runtime() { (void)weft_finalize(); }

@@ -1,14 +1,17 @@
+// weft::detail — the one parser of WEFT_* values and weft_config_t fields; its
+// rule is at the top of env.hpp and of docs/env.md.
 #include "core/env.hpp"
 
 #include <sched.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "core/tunables.hpp"
 #include "sched/policy.hpp"
@@ -17,18 +20,92 @@ namespace weft::detail {
 
 namespace {
 
-bool parse_int(const char* text, long min, long max, long* out) {
-    if (text == nullptr || *text == '\0') return false;
-    errno = 0;
-    char* end = nullptr;
-    long v = std::strtol(text, &end, 10);
-    if (errno != 0 || *end != '\0' || v < min || v > max) return false;
-    *out = v;
+// Rule 1: an empty value is an unset one.
+const char* env_value(const char* name) {
+    const char* e = std::getenv(name);
+    return (e != nullptr && *e != '\0') ? e : nullptr;
+}
+
+char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+bool iequals(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (lower(a[i]) != lower(b[i])) return false;
     return true;
 }
 
-void complain(const char* what, const char* value, const std::string& valid) {
-    std::fprintf(stderr, "weft: %s='%s' is invalid: expected %s\n", what, value, valid.c_str());
+std::string lowercase(std::string_view text) {
+    std::string s(text);
+    for (char& c : s) c = lower(c);
+    return s;
+}
+
+// Rule 3: the index of `text` in `words`, ignoring case; -1 if absent.
+int find_keyword(std::string_view text, std::span<const std::string_view> words) {
+    int i = 0;
+    for (std::string_view w : words) {
+        if (iequals(text, w)) return i;
+        ++i;
+    }
+    return -1;
+}
+
+std::string join_words(std::span<const std::string_view> words) {
+    std::string s;
+    for (std::string_view w : words) {
+        if (!s.empty()) s += ", ";
+        s += w;
+    }
+    return s;
+}
+
+// Rule 5's suffixes, in the order the messages list them.
+struct byte_suffix {
+    std::string_view text;
+    unsigned shift;
+};
+constexpr byte_suffix kSuffixes[] = {{"K", 10}, {"KiB", 10}, {"M", 20}, {"MiB", 20}, {"G", 30}, {"GiB", 30}};
+
+// A byte count in the largest of G, M, K that divides it exactly: 16384 -> "16K".
+std::string show_bytes(std::size_t v) {
+    constexpr byte_suffix units[] = {{"G", 30}, {"M", 20}, {"K", 10}};
+    for (const byte_suffix& u : units)
+        if (v != 0 && v % (std::size_t(1) << u.shift) == 0) return std::to_string(v >> u.shift) + std::string(u.text);
+    return std::to_string(v);
+}
+
+std::string size_valid(std::size_t min, std::size_t max) {
+    return "a size from " + show_bytes(min) + " to " + show_bytes(max) + ": digits with an optional suffix " +
+           byte_suffixes() + " (e.g. 64K)";
+}
+
+// Rule 6.
+void complain(const char* what, std::string_view value, const std::string& valid) {
+    std::fprintf(stderr, "weft: %s='%.*s' is invalid: expected %s\n", what, static_cast<int>(value.size()),
+                 value.data(), valid.c_str());
+}
+
+// On/off values: the first kOnCount words mean on, the others off.
+constexpr std::string_view kSwitchWords[] = {"1", "on", "true", "0", "off", "false"};
+constexpr int kOnCount = 3;
+constexpr std::string_view kDeadlockWords[] = {"abort", "off"};
+
+// The registered policies, in alphabetical order (registration follows the
+// order of static initialization, which the language leaves open).
+std::string sorted_policy_names() {
+    std::vector<std::string> names;
+    std::string all = policy_names();
+    for (std::size_t pos = 0; pos <= all.size();) {
+        std::size_t comma = all.find(", ", pos);
+        if (comma == std::string::npos) comma = all.size();
+        names.push_back(all.substr(pos, comma - pos));
+        pos = comma + 2;
+    }
+    std::sort(names.begin(), names.end());
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
 }
 
 int cgroup_cpu_limit() {
@@ -59,41 +136,62 @@ int usable_cpus() {
     return n;
 }
 
-bool parse_bytes(const char* text, std::size_t* out) {
-    if (text == nullptr || *text < '0' || *text > '9') return false;
-    errno = 0;
-    char* end = nullptr;
-    unsigned long long v = std::strtoull(text, &end, 10);
-    if (errno != 0) return false;
-    unsigned long long mult = 1;
-    std::string suffix(end);
-    for (auto& c : suffix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (suffix.empty() || suffix == "b") mult = 1;
-    else if (suffix == "k" || suffix == "kib" || suffix == "kb") mult = 1ull << 10;
-    else if (suffix == "m" || suffix == "mib" || suffix == "mb") mult = 1ull << 20;
-    else if (suffix == "g" || suffix == "gib" || suffix == "gb") mult = 1ull << 30;
-    else return false;
-    if (v > ~0ull / mult) return false;
-    *out = static_cast<std::size_t>(v * mult);
+bool parse_count(std::string_view text, unsigned long long max, unsigned long long* out) {
+    if (text.empty()) return false;
+    unsigned long long v = 0;
+    for (char c : text) {
+        if (c < '0' || c > '9') return false;
+        unsigned d = static_cast<unsigned>(c - '0');
+        if (v > (max - d) / 10) return false;  // v * 10 + d > max
+        v = v * 10 + d;
+    }
+    *out = v;
     return true;
+}
+
+bool parse_bytes(std::string_view text, std::size_t* out) {
+    std::size_t digits = 0;
+    while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+    std::string_view suffix = text.substr(digits);
+    unsigned shift = 0;
+    if (!suffix.empty()) {
+        const byte_suffix* found = nullptr;
+        for (const byte_suffix& s : kSuffixes)
+            if (iequals(suffix, s.text)) found = &s;
+        if (found == nullptr) return false;
+        shift = found->shift;
+    }
+    unsigned long long v = 0;
+    if (!parse_count(text.substr(0, digits), ~0ull >> shift, &v)) return false;
+    *out = static_cast<std::size_t>(v << shift);
+    return true;
+}
+
+std::string byte_suffixes() {
+    std::string s;
+    constexpr std::size_t n = sizeof kSuffixes / sizeof kSuffixes[0];
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i > 0) s += i + 1 == n ? " or " : ", ";
+        s += kSuffixes[i].text;
+    }
+    return s;
 }
 
 int read_settings(const weft_config_t* cfg, settings* out) {
     settings s;
-    char buf[64];
 
     // Workers.
+    const std::string workers_valid = "an integer from 1 to " + std::to_string(tun::max_workers);
     if (cfg != nullptr && cfg->workers != 0) {
         if (cfg->workers < 1 || cfg->workers > tun::max_workers) {
-            std::snprintf(buf, sizeof buf, "%d", cfg->workers);
-            complain("weft_config_t.workers", buf, "an integer from 1 to " + std::to_string(tun::max_workers));
+            complain("weft_config_t.workers", std::to_string(cfg->workers), workers_valid);
             return EINVAL;
         }
         s.workers = cfg->workers;
-    } else if (const char* e = std::getenv("WEFT_WORKERS"); e != nullptr) {
-        long v = 0;
-        if (!parse_int(e, 1, tun::max_workers, &v)) {
-            complain("WEFT_WORKERS", e, "an integer from 1 to " + std::to_string(tun::max_workers));
+    } else if (const char* e = env_value("WEFT_WORKERS"); e != nullptr) {
+        unsigned long long v = 0;
+        if (!parse_count(e, tun::max_workers, &v) || v < 1) {
+            complain("WEFT_WORKERS", e, workers_valid);
             return EINVAL;
         }
         s.workers = static_cast<int>(v);
@@ -102,29 +200,29 @@ int read_settings(const weft_config_t* cfg, settings* out) {
     }
 
     // Scheduling policy.
-    const char* sched = (cfg != nullptr && cfg->sched != nullptr) ? cfg->sched : std::getenv("WEFT_SCHED");
-    const char* sched_what = (cfg != nullptr && cfg->sched != nullptr) ? "weft_config_t.sched" : "WEFT_SCHED";
+    const bool sched_field = cfg != nullptr && cfg->sched != nullptr;
+    const char* sched = sched_field ? cfg->sched : env_value("WEFT_SCHED");
     if (sched == nullptr) sched = "ws";  // why: docs/design/ws.md, "The default policy"
-    if (find_policy(sched) == nullptr) {
-        complain(sched_what, sched, "one of " + policy_names());
+    const sched_policy_def* policy = find_policy(lowercase(sched).c_str());
+    if (policy == nullptr) {
+        complain(sched_field ? "weft_config_t.sched" : "WEFT_SCHED", sched, "one of " + sorted_policy_names());
         return EINVAL;
     }
-    s.sched = sched;
+    s.sched = policy->name;
 
     // Default stack size.
-    std::string range = "a byte count from " + std::to_string(WEFT_STACK_MIN) +
-                        " to 1GiB, optionally with a K, M or G suffix (e.g. 64K)";
     if (cfg != nullptr && cfg->stack_size != 0) {
         if (cfg->stack_size < WEFT_STACK_MIN || cfg->stack_size > tun::max_stack_size) {
-            std::snprintf(buf, sizeof buf, "%zu", cfg->stack_size);
-            complain("weft_config_t.stack_size", buf, range);
+            complain("weft_config_t.stack_size", std::to_string(cfg->stack_size),
+                     "a byte count from " + std::to_string(WEFT_STACK_MIN) + " to " +
+                         std::to_string(tun::max_stack_size));
             return EINVAL;
         }
         s.stack_size = cfg->stack_size;
-    } else if (const char* e = std::getenv("WEFT_STACK_SIZE"); e != nullptr) {
+    } else if (const char* e = env_value("WEFT_STACK_SIZE"); e != nullptr) {
         std::size_t v = 0;
         if (!parse_bytes(e, &v) || v < WEFT_STACK_MIN || v > tun::max_stack_size) {
-            complain("WEFT_STACK_SIZE", e, range);
+            complain("WEFT_STACK_SIZE", e, size_valid(WEFT_STACK_MIN, tun::max_stack_size));
             return EINVAL;
         }
         s.stack_size = v;
@@ -133,11 +231,10 @@ int read_settings(const weft_config_t* cfg, settings* out) {
     }
 
     // Memory quota K of the space-efficient scheduler (seed 000; tunables.hpp).
-    if (const char* e = std::getenv("WEFT_QUOTA"); e != nullptr) {
+    if (const char* e = env_value("WEFT_QUOTA"); e != nullptr) {
         std::size_t v = 0;
         if (!parse_bytes(e, &v) || v < tun::min_quota || v > tun::max_quota) {
-            complain("WEFT_QUOTA", e,
-                     "a byte count from 1K to 1024G, optionally with a K, M or G suffix (e.g. 64K)");
+            complain("WEFT_QUOTA", e, size_valid(tun::min_quota, tun::max_quota));
             return EINVAL;
         }
         s.quota = v;
@@ -145,25 +242,38 @@ int read_settings(const weft_config_t* cfg, settings* out) {
         s.quota = tun::default_quota;
     }
 
-    // Statistics at exit.
-    if (cfg != nullptr && cfg->stats != 0) {
-        s.stats = true;
-    } else if (const char* e = std::getenv("WEFT_STATS"); e != nullptr) {
-        if (std::strcmp(e, "1") == 0 || std::strcmp(e, "on") == 0 || std::strcmp(e, "true") == 0) s.stats = true;
-        else if (std::strcmp(e, "0") == 0 || std::strcmp(e, "off") == 0 || std::strcmp(e, "false") == 0 || *e == '\0')
-            s.stats = false;
-        else {
-            complain("WEFT_STATS", e, "0 or 1 (also off/on, false/true)");
+    // Statistics at exit: the field is a tri-state, so that a program can force
+    // them off whatever the environment says.
+    const int stats_field = cfg != nullptr ? cfg->stats : WEFT_CONFIG_UNSET;
+    if (stats_field == WEFT_CONFIG_ON || stats_field == WEFT_CONFIG_OFF) {
+        s.stats = stats_field == WEFT_CONFIG_ON;
+    } else if (stats_field != WEFT_CONFIG_UNSET) {
+        complain("weft_config_t.stats", std::to_string(stats_field),
+                 "WEFT_CONFIG_ON (1), WEFT_CONFIG_OFF (-1) or WEFT_CONFIG_UNSET (0)");
+        return EINVAL;
+    } else if (const char* e = env_value("WEFT_STATS"); e != nullptr) {
+        int k = find_keyword(e, kSwitchWords);
+        if (k < 0) {
+            complain("WEFT_STATS", e, "one of " + join_words(kSwitchWords));
             return EINVAL;
         }
+        s.stats = k < kOnCount;
     }
 
-    s.measure = s.stats || (cfg != nullptr && cfg->measure != 0);
-    if (const char* e = std::getenv("WEFT_TRACE"); e != nullptr && *e != '\0') {
-        s.trace_path = e;
-        s.measure = true;
+    // Deadlock report.
+    if (const char* e = env_value("WEFT_DEADLOCK"); e != nullptr) {
+        int k = find_keyword(e, kDeadlockWords);
+        if (k < 0) {
+            complain("WEFT_DEADLOCK", e, "one of " + join_words(kDeadlockWords));
+            return EINVAL;
+        }
+        s.deadlock_abort = k == 0;
     }
 
+    // Trace file: a path, taken as written (rule 2); opened by the runtime.
+    if (const char* e = env_value("WEFT_TRACE"); e != nullptr) s.trace_path = e;
+
+    s.measure = s.stats || (cfg != nullptr && cfg->measure != 0) || !s.trace_path.empty();
     *out = std::move(s);
     return 0;
 }

@@ -1,34 +1,55 @@
 // weft::detail — reading the WEFT_* environment and weft_config_t into settings.
+//
+// One rule for every variable (docs/env.md, "How a value is read"):
+//   1. An unset variable and an empty one mean the same: the default.
+//   2. A value is taken exactly as written: nothing is trimmed, and a number,
+//      size or keyword with a space in it (before, inside or after) is invalid.
+//   3. Keywords (policy names, on/off words, deadlock actions) and size
+//      suffixes are case-insensitive.
+//   4. An integer is decimal digits only (no sign, no 0x).
+//   5. A size is an integer with an optional suffix K, KiB, M, MiB, G or GiB
+//      (powers of 1024); no other suffix.
+//   6. A bad value makes weft_init return EINVAL after one stderr line:
+//        weft: NAME='VALUE' is invalid: expected VALID
+// Precedence: a weft_config_t field that is set (non-zero, non-NULL) wins over
+// its variable, which is then not read; a field gets the same checks.
+// Empty means unset as for the POSIX locale variables (LC_ALL= is treated as
+// unset), so `WEFT_TRACE= prog` turns a trace off the way `unset` does.
 #pragma once
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "weft/weft.h"
 
 namespace weft::detail {
 
 struct settings {
-    int workers = 0;            // resolved: >= 1
-    std::string sched;          // a registered policy name
-    std::size_t stack_size = 0; // resolved default stack size, bytes
-    std::size_t quota = 0;      // resolved WEFT_QUOTA, bytes (dfs memory quota K)
+    int workers = 0;             // resolved: >= 1
+    std::string sched;           // a registered policy name
+    std::size_t stack_size = 0;  // resolved default stack size, bytes
+    std::size_t quota = 0;       // resolved WEFT_QUOTA, bytes (dfs memory quota K)
     bool stats = false;
-    bool measure = false;       // work/span measurement (stats, cfg.measure or a trace imply it)
-    std::string trace_path;     // WEFT_TRACE: empty = no trace
+    bool measure = false;        // work/span measurement (stats, cfg.measure or a trace imply it)
+    bool deadlock_abort = true;  // WEFT_DEADLOCK: report and abort (true) or wait (false)
+    std::string trace_path;      // WEFT_TRACE: empty = no trace
 };
 
-// Resolves every setting: cfg field if non-zero, else the WEFT_* variable, else
-// the default. Returns 0, or EINVAL after printing to stderr a message that
-// names the bad variable (or field), its value, and the valid values.
+// Resolves every setting: the set field, else the variable, else the default.
+// Returns 0, or EINVAL after printing the rule-6 line for the first bad
+// variable or field.
 [[nodiscard]] int read_settings(const weft_config_t* cfg, settings* out);
 
 // The number of CPUs this process may use: the affinity mask, capped by the
 // cgroup (v2 cpu.max, v1 cfs quota) CPU quota, rounded up; at least 1.
 int usable_cpus();
 
-// Parses a byte size: digits with an optional K, KiB, M, MiB, G, GiB suffix
-// (case-insensitive, powers of 1024). False on anything else or overflow.
-bool parse_bytes(const char* text, std::size_t* out);
+// Rule 4's integer: false on anything else or above max.
+bool parse_count(std::string_view text, unsigned long long max, unsigned long long* out);
+// Rule 5's size, in bytes: false on anything else or overflow.
+bool parse_bytes(std::string_view text, std::size_t* out);
+// "K, KiB, M, MiB, G or GiB": the suffixes parse_bytes accepts, for messages.
+std::string byte_suffixes();
 
 }  // namespace weft::detail

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cinttypes>
 #include <cstring>
 
@@ -177,6 +178,7 @@ void trace_write_and_close(runtime* rt) {
     std::FILE* f = trace_file;
     if (f == nullptr) return;
     trace_file = nullptr;
+    errno = 0;  // so that the errno seen after a failed write is that write's
     // Chrome trace-event format: timestamps in microseconds.
     double us_per_tick = static_cast<double>(ticks_to_ns(1'000'000)) / 1e9;
     std::fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
@@ -208,7 +210,17 @@ void trace_write_and_close(runtime* rt) {
         }
     }
     std::fprintf(f, "\n],\"otherData\":{\"dropped_slices\":%" PRIu64 "}}\n", dropped);
-    std::fclose(f);
+    // A trace that could not be written (a full disk, an I/O error) is not lost
+    // silently: the stream's error flag is sticky, so one check covers every write.
+    bool failed = std::fflush(f) != 0 || std::ferror(f) != 0;
+    int err = errno;
+    if (std::fclose(f) != 0 && !failed) {
+        failed = true;
+        err = errno;
+    }
+    if (failed)
+        std::fprintf(stderr, "weft: could not write the trace to WEFT_TRACE='%s': %s (the file is incomplete)\n",
+                     rt->cfg.trace_path.c_str(), std::strerror(err != 0 ? err : EIO));
 }
 
 }  // namespace weft::detail

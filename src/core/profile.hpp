@@ -74,7 +74,8 @@ void profile_reset(runtime* rt);
 
 // The trace (WEFT_TRACE=file): Chrome trace-event JSON, one track per worker,
 // a slice per run of a thread. Perfetto (ui.perfetto.dev) and chrome://tracing
-// open it.
+// open it. trace_open returns 0 or the errno of fopen; trace_write_and_close
+// prints a warning naming the file and the error if any write failed.
 int trace_open(const char* path);
 void trace_write_and_close(runtime* rt);
 

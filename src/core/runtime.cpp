@@ -96,15 +96,11 @@ void at_exit_hook() {
 int start_runtime(const weft_config_t* cfg) {
     settings s;
     if (int rc = read_settings(cfg, &s); rc != 0) return rc;
-    if (const char* e = std::getenv("WEFT_DEADLOCK"); e != nullptr && std::strcmp(e, "abort") != 0 &&
-                                                       std::strcmp(e, "off") != 0) {
-        std::fprintf(stderr, "weft: WEFT_DEADLOCK='%s' is invalid: expected abort or off\n", e);
-        return EINVAL;
-    }
 
     if (!s.trace_path.empty()) {
         if (int rc = trace_open(s.trace_path.c_str()); rc != 0) {
-            std::fprintf(stderr, "weft: WEFT_TRACE='%s' is invalid: cannot open it for writing (%s)\n",
+            std::fprintf(stderr, "weft: WEFT_TRACE='%s' is invalid: expected a file this process can create or "
+                                 "truncate (opening it failed: %s)\n",
                          s.trace_path.c_str(), std::strerror(rc));
             return EINVAL;
         }
@@ -112,8 +108,7 @@ int start_runtime(const weft_config_t* cfg) {
 
     auto* rt = new runtime;
     rt->cfg = s;
-    if (const char* e = std::getenv("WEFT_DEADLOCK"); e != nullptr && std::strcmp(e, "off") == 0)
-        rt->deadlock_detection = false;
+    rt->deadlock_detection = s.deadlock_abort;
     init_asymmetric_fence();
     g_measure = s.measure;
     g_tracing = !s.trace_path.empty();
