@@ -14,6 +14,7 @@
 
 #include "core/runtime.hpp"
 #include "core/ult.hpp"
+#include "core/wait.hpp"
 #include "weft/weft.h"
 
 namespace {
@@ -425,7 +426,7 @@ TEST(SchedWsConcurrency, pinned_parent_spawns_help_first) {
     START_RUNTIME("ws", 2);
     rendezvous r;
     on_weft_thread([&] {
-        weft::detail::ult* self = weft::detail::from_handle(weft_thread_self());
+        weft::detail::ult* self = weft::detail::current_ult();
         self->pinned_worker = weft_worker_id();
         weft_thread_t a = spawn(meet, &r);
         weft_thread_t b = spawn(meet, &r);
