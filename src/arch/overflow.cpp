@@ -1,11 +1,14 @@
 // weft::arch — stack overflow reporting: the SIGSEGV/SIGBUS handler and the
 // alternate signal stacks it runs on.
 //
-// A weft thread that overflows its stack touches the guard page below it and
+// A weft thread that overflows its stack touches the guard region below it and
 // the kernel raises SIGSEGV (SIGBUS on some ISAs/kernels for some accesses).
 // The handler cannot run on the overflowed stack, so every worker kernel thread
 // has an alternate signal stack (SA_ONSTACK). The handler asks the runtime
-// (lookup) whether the address is the guard of the running weft thread; if so
+// (lookup) which weft thread runs here and on which stack, and
+// stack_fault_is_overflow whether the faulting address and the interrupted
+// stack pointer make the fault an overflow of that stack (the address is in its
+// guard, or the stack pointer is below the stack and the access at it); if so
 // it prints one line naming the thread and its stack size and aborts -- a clear
 // death instead of silent corruption. Otherwise the fault is not ours: the
 // handler puts the previous disposition back and returns, the instruction
@@ -19,6 +22,7 @@
 // sigaction(2), raise(3), abort(3).
 #include <signal.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -78,11 +82,25 @@ private:
     std::size_t n_ = 0;
 };
 
-void on_fault(int sig, siginfo_t* si, void* /*ucontext*/) {
+// The stack pointer of the interrupted flow.
+const void* interrupted_sp(void* ucontext) {
+    const auto* uc = static_cast<const ucontext_t*>(ucontext);
+#if defined(__x86_64__)
+    return reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RSP]);
+#elif defined(__aarch64__)
+    return reinterpret_cast<const void*>(uc->uc_mcontext.sp);
+#else
+    (void)uc;
+    return nullptr;  // only the faulting address decides
+#endif
+}
+
+void on_fault(int sig, siginfo_t* si, void* ucontext) {
     int saved_errno = errno;
     overflow_lookup_fn lookup = g_lookup.load(memory_order_acquire);
     overflow_info info{};
-    if (lookup != nullptr && lookup(si->si_addr, &info)) {
+    if (lookup != nullptr && lookup(&info) &&
+        stack_fault_is_overflow(info.stack_lo, si->si_addr, interrupted_sp(ucontext))) {
         report_stack_overflow(info, guard_kind::madvise_guard);
     }
     // Not a guard hit: hand the signal back to whoever had it before.
@@ -121,7 +139,7 @@ void report_stack_overflow(const overflow_info& info, guard_kind how) {
 }
 
 void install_overflow_handler(overflow_lookup_fn lookup) {
-    (void)stack_guard_size();  // publish the page size before any fault can need it
+    (void)stack_guard_size();  // publish the page and guard sizes before any fault can need them
     g_lookup.store(lookup, memory_order_release);
     int expected = 0;
     if (g_install_state.compare_exchange_strong(expected, 1, memory_order_acquire)) {
@@ -148,7 +166,8 @@ int enable_alt_signal_stack() {
     // which sysconf(_SC_SIGSTKSZ) accounts for) and the handler, plus a margin
     // for a previous handler that gets the re-executed fault on this stack
     // (ASan's, for one, symbolises on it).
-    const std::size_t page = stack_guard_size();
+    long page_v = ::sysconf(_SC_PAGESIZE);
+    const std::size_t page = page_v > 0 ? static_cast<std::size_t>(page_v) : 4096;
     long sig_min = ::sysconf(_SC_SIGSTKSZ);
     std::size_t size = std::max<std::size_t>(64 * 1024, sig_min > 0 ? 4 * static_cast<std::size_t>(sig_min) : 0);
     size = (size + page - 1) / page * page;

@@ -1,26 +1,30 @@
 // weft::arch — stack_pool: stacks for weft threads, mapped lazily, guarded, recycled.
 //
 // Layout. A default-size stack lives in a slab: one anonymous mapping of
-// `slab_stacks` slots, each slot a guard page followed by the usable stack:
+// `slab_stacks` slots, each slot a guard region (stack_guard_size(): 64 KiB)
+// followed by the usable stack:
 //
 //     slab:  | guard | stack 0 ...... | guard | stack 1 ...... | ... |
 //            ^ base  ^ lo0       hi0 ^ ^      ^ lo1
 //
 // A stack grows down from hi toward lo, so its overflow runs into its own
-// guard, never into the stack below it. Stacks of other sizes get a mapping of
-// their own with the same shape (one guard page, then the stack) and are
-// unmapped on release. Every stack thus has one page just below lo; the guard
-// kind says what that page is:
-//   madvise_guard  MADV_GUARD_INSTALL (Linux >= 6.13): a page-table marker that
-//                  faults on access; no VMA, no memory, survives MADV_DONTNEED.
+// guard, never into the stack below it: always, in code built with stack
+// probes (-fstack-clash-protection touches every page a frame allocates, at
+// most 64 KiB apart); for frames up to 64 KiB past the stack, in code built
+// without. Stacks of other sizes get a mapping of their own with the same shape
+// (the guard region, then the stack) and are unmapped on release. The guard
+// kind says what the region is:
+//   madvise_guard  MADV_GUARD_INSTALL (Linux >= 6.13): page-table markers that
+//                  fault on access; no VMA, no memory but the page table they
+//                  sit in, survive MADV_DONTNEED.
 //   mprotect       PROT_NONE: splits the mapping, about 2 VMAs per guard, so it
 //                  is rationed against vm.max_map_count (process-wide budget).
 //   canary         ordinary memory with a canary in its top 16 bytes (checked
-//                  by the core when the thread is switched out for good). The
-//                  rest of the page is a cushion that absorbs a small overflow
-//                  before it reaches the neighbouring stack. The canary is
-//                  written each time the stack is handed out, so a free stack
-//                  needs no canary page resident (it is discarded with it).
+//                  by the core when the thread switches out). The rest of the
+//                  region is a cushion that absorbs an overflow before it
+//                  reaches the neighbouring stack. The canary is written each
+//                  time the stack is handed out, so a free stack needs no
+//                  canary page resident (it is discarded with it).
 // The pool decides at creation which kind it prefers; a stack gets a weaker
 // kind only when the stronger one fails (budget spent, kernel says no).
 //
@@ -54,6 +58,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/tunables.hpp"
 #include "sync/primitives.hpp"
 
 #if defined(__has_feature)
@@ -84,15 +89,25 @@ using detail::lock_guard;
 using detail::memory_order_relaxed;
 using detail::spinlock;
 
-constexpr std::size_t default_stack_bytes = 64 * 1024;
+// The guard region below every stack (at least a page). 64 KiB: the probe
+// interval GCC assumes on AArch64 with -fstack-clash-protection (its
+// stack-clash-protection-guard-size default, 2^16), so a probed frame cannot
+// skip it on any ISA weft supports; and, in code built without probes, it
+// catches a frame that ends up to 64 KiB below its stack. Larger costs more
+// than it catches: see "Guards" in docs/design/stacks-and-context.md for the
+// figures (creation of a fresh stack and page tables, 64 KiB to 1 MiB).
+constexpr std::size_t guard_bytes = 64 * 1024;
 // Bounds the on-stack transfer buffers below (512 bytes): acquire and release
 // often run on a weft thread's own small stack.
 constexpr std::size_t max_batch = 64;
 constexpr std::uint64_t canary_pattern = 0x5745'4654'5354'4b21ull;  // "WEFTSTK!"
 
-// Page size, published for the signal handler (which may not call sysconf).
-// Relaxed: every writer stores the same value.
+// Page size and guard size, published for the signal handler (which may not
+// call sysconf). Relaxed: every writer stores the same value.
 atomic<std::size_t> g_page{0};
+atomic<std::size_t> g_guard{0};
+
+std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
 std::size_t page_size() {
     std::size_t p = g_page.load(memory_order_relaxed);
@@ -103,8 +118,6 @@ std::size_t page_size() {
     }
     return p;
 }
-
-std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
 // --- The process-wide VMA budget for mprotect guards --------------------------
 // Each mprotect'ed guard in the middle of a mapping splits it into three: +2
@@ -185,6 +198,7 @@ void write_canary(void* lo) {
 struct stack_pool::impl {
     stack_pool_options opt;
     std::size_t page = 0;
+    std::size_t guard = 0;   // guard region below every stack (whole pages)
     std::size_t usable = 0;  // default stack bytes (pages)
     std::size_t slot = 0;    // guard + usable
     guard_kind preferred = guard_kind::mprotect;
@@ -231,13 +245,13 @@ struct stack_pool::impl {
         guard_vmas.fetch_sub(n, memory_order_relaxed);
     }
 
-    // Makes the page below lo a guard, the strongest kind available.
+    // Makes the region below lo a guard, the strongest kind available.
     guard_kind protect(void* lo) {
-        void* g = static_cast<char*>(lo) - page;
-        if (preferred == guard_kind::madvise_guard && ::madvise(g, page, MADV_GUARD_INSTALL) == 0)
+        void* g = static_cast<char*>(lo) - guard;
+        if (preferred == guard_kind::madvise_guard && ::madvise(g, guard, MADV_GUARD_INSTALL) == 0)
             return guard_kind::madvise_guard;
         if (preferred != guard_kind::canary && take_guard_vmas()) {
-            if (::mprotect(g, page, PROT_NONE) == 0) return guard_kind::mprotect;
+            if (::mprotect(g, guard, PROT_NONE) == 0) return guard_kind::mprotect;
             give_guard_vmas(vmas_per_guard);  // e.g. ENOMEM: the map count is full after all
         }
         return guard_kind::canary;  // the canary is written when handed out
@@ -255,7 +269,7 @@ struct stack_pool::impl {
         for (std::size_t i = 0; i < n;) {
             std::size_t j = i + 1;
             while (j < n && entry_lo(e[j]) == static_cast<char*>(entry_lo(e[j - 1])) + slot) ++j;
-            ::madvise(static_cast<char*>(entry_lo(e[i])) - page, (j - i) * slot, MADV_DONTNEED);
+            ::madvise(static_cast<char*>(entry_lo(e[i])) - guard, (j - i) * slot, MADV_DONTNEED);
             i = j;
         }
     }
@@ -326,7 +340,7 @@ int stack_pool::impl::carve(entry* out, std::size_t want, std::size_t* got) {
     // Guards are system calls: install them outside the lock (the slab is ours
     // until its stacks are published).
     const std::size_t n = std::min(want, count);
-    auto lo_of = [&](std::size_t i) -> void* { return static_cast<char*>(base) + i * slot + page; };
+    auto lo_of = [&](std::size_t i) -> void* { return static_cast<char*>(base) + i * slot + guard; };
     for (std::size_t i = 0; i < n; ++i) out[i] = make_entry(lo_of(i), protect(lo_of(i)));
     constexpr std::size_t chunk = 64;
     for (std::size_t i = n; i < count;) {
@@ -349,8 +363,9 @@ stack_pool::stack_pool(std::size_t default_size, const stack_pool_options& optio
     p.opt.batch = std::clamp<std::size_t>(p.opt.batch, 1, max_batch);
     p.opt.cache_max = std::max(p.opt.cache_max, p.opt.batch);
     p.page = page_size();
-    p.usable = round_up(default_size == 0 ? default_stack_bytes : default_size, p.page);
-    p.slot = p.page + p.usable;
+    p.guard = stack_guard_size();
+    p.usable = round_up(default_size == 0 ? detail::tun::default_stack_size : default_size, p.page);
+    p.slot = p.guard + p.usable;
     default_size_ = p.usable;
     switch (p.opt.guard) {
     case guard_policy::automatic:
@@ -378,15 +393,15 @@ stack_pool::~stack_pool() {
 int stack_pool::acquire(std::size_t size, stack_cache* cache, stack* out) {
     impl& p = *impl_;
     if (size > default_size_) {
-        // A stack of its own: guard page + size rounded up to pages.
+        // A stack of its own: guard region + size rounded up to pages.
         if (size > (SIZE_MAX >> 2)) return ENOMEM;
         std::size_t usable = round_up(size, p.page);
-        std::size_t len = usable + p.page;
+        std::size_t len = usable + p.guard;
         void* base = ::mmap(nullptr, len, PROT_READ | PROT_WRITE,
                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
         if (base == MAP_FAILED) return errno == EAGAIN ? EAGAIN : ENOMEM;
         if (usable >= (std::size_t{2} << 20)) ::madvise(base, len, MADV_NOHUGEPAGE);
-        void* lo = static_cast<char*>(base) + p.page;
+        void* lo = static_cast<char*>(base) + p.guard;
         {
             lock_guard<spinlock> g(p.lock);
             try {
@@ -448,8 +463,8 @@ void stack_pool::release(const stack& s, stack_cache* cache) {
             lock_guard<spinlock> g(p.lock);
             p.own.erase(s.lo);
         }
-        std::size_t len = s.size + p.page;
-        ::munmap(static_cast<char*>(s.lo) - p.page, len);
+        std::size_t len = s.size + p.guard;
+        ::munmap(static_cast<char*>(s.lo) - p.guard, len);
         p.account_unmap(len);
         return;
     }
@@ -503,7 +518,7 @@ void stack_pool::for_each_stack(void (*fn)(const stack& s, void* ctx), void* ctx
     lock_guard<spinlock> g(p.lock);
     for (const impl::slab& sl : p.slabs) {
         for (std::size_t off = 0; off + p.slot <= sl.len; off += p.slot) {
-            void* lo = static_cast<char*>(sl.base) + off + p.page;
+            void* lo = static_cast<char*>(sl.base) + off + p.guard;
             fn(stack{lo, p.usable, p.preferred, true}, ctx);
         }
     }
@@ -526,9 +541,29 @@ bool stack_guard_contains(const stack& s, const void* addr) {
     if (s.guard == guard_kind::canary || s.lo == nullptr) return false;
     auto a = reinterpret_cast<std::uintptr_t>(addr);
     auto lo = reinterpret_cast<std::uintptr_t>(s.lo);
-    return a < lo && lo - a <= g_page.load(memory_order_relaxed);
+    return a < lo && lo - a <= g_guard.load(memory_order_relaxed);
 }
 
-std::size_t stack_guard_size() { return page_size(); }
+std::size_t stack_guard_size() {
+    std::size_t g = g_guard.load(memory_order_relaxed);
+    if (g == 0) {
+        g = round_up(guard_bytes, page_size());
+        g_guard.store(g, memory_order_relaxed);
+    }
+    return g;
+}
+
+bool stack_fault_is_overflow(const void* lo, const void* addr, const void* sp) {
+    auto l = reinterpret_cast<std::uintptr_t>(lo);
+    auto a = reinterpret_cast<std::uintptr_t>(addr);
+    auto p = reinterpret_cast<std::uintptr_t>(sp);
+    if (l == 0 || a >= l) return false;
+    if (l - a <= g_guard.load(memory_order_relaxed)) return true;  // 1. in the guard region
+    // 2. A frame below the stack: sp under lo, the access at or above sp (one
+    // page of slack for pushes, the x86-64 red zone and AArch64's pre-indexed
+    // stores below sp).
+    std::size_t slack = g_page.load(memory_order_relaxed);
+    return p != 0 && p < l && l - p <= detail::tun::max_stack_size && a + slack >= p;
+}
 
 }  // namespace weft::arch

@@ -6,16 +6,17 @@
 
 namespace weft::arch {
 
-// How a stack's overflow is detected. Every stack has one page just below lo;
-// the kind says what that page is. See docs/design/stacks-and-context.md.
+// How a stack's overflow is detected. Every stack has a guard region of
+// stack_guard_size() bytes just below lo; the kind says what that region is.
+// See docs/design/stacks-and-context.md.
 enum class guard_kind : std::uint8_t {
     madvise_guard,  // MADV_GUARD_INSTALL guard region (Linux >= 6.13): faults on access,
                     // costs no VMA and no memory
     mprotect,       // PROT_NONE: faults on access, splits the mapping (about 2 VMAs of
                     // vm.max_map_count), so it is rationed process-wide
     canary,         // no guard left in the map-count budget: two canary words at the
-                    // top of that page, checked by stack_canary_intact() when the
-                    // thread has switched out for good (detection after the fact)
+                    // top of that region, checked by stack_canary_intact() when the
+                    // thread switches out (detection after the fact)
 };
 
 struct stack {
@@ -38,7 +39,7 @@ enum class guard_policy : std::uint8_t {
 // Tunables of a stack_pool. The defaults are what the runtime uses; each is a
 // guess bounded by the reasoning in docs/design/stacks-and-context.md.
 struct stack_pool_options {
-    // Default-size stacks per slab mapping. 32 x (64 KiB + 4 KiB guard) = 2.1 MiB
+    // Default-size stacks per slab mapping. 32 x (64 KiB + 64 KiB guard) = 4 MiB
     // of address space per mmap; large enough to amortise the syscall, small
     // enough that a program with a few threads maps little. Must be >= 1.
     std::size_t slab_stacks = 32;
@@ -73,7 +74,7 @@ struct stack_cache {
 class stack_pool {
 public:
     // default_size: usable bytes of a default stack (rounded up to whole pages;
-    // 0 = 64 KiB). Decides the guard kind once, here (see guard_policy).
+    // 0 = tun::default_stack_size). Decides the guard kind once, here (see guard_policy).
     explicit stack_pool(std::size_t default_size);
     stack_pool(std::size_t default_size, const stack_pool_options& options);
     ~stack_pool();  // unmaps every slab; all stacks must have been released
@@ -113,18 +114,50 @@ private:
 };
 
 // True if the canary at the bottom of a canary-guarded stack is intact
-// (always true for the other guard kinds). The canary sits just below lo, in
-// the page that would have been the guard, so a thread may use all `size`
-// bytes without touching it.
+// (always true for the other guard kinds). The canary sits just below lo, at
+// the top of the region that would have been the guard, so a thread may use
+// all `size` bytes without touching it.
 bool stack_canary_intact(const stack& s);
 
-// True if addr lies in the guard page just below s (the page an overflow of s
-// faults on); false for canary stacks, which have no guard. Async-signal-safe.
+// True if addr lies in the guard region just below s (where an overflow of s
+// faults); false for canary stacks, which have no guard. Async-signal-safe.
 bool stack_guard_contains(const stack& s, const void* addr);
 
-// The size of the guard below every stack: one page. Valid once a stack_pool
-// exists or install_overflow_handler has run. Async-signal-safe.
+// The size of the guard region below every stack: 64 KiB (or one page, if
+// pages are larger). It is what GCC's -fstack-clash-protection assumes on
+// AArch64 (it probes once per 64 KiB there), and it catches, in code built
+// without probes, a frame that runs up to 64 KiB past its stack. Valid once a
+// stack_pool exists or install_overflow_handler has run. Async-signal-safe.
 std::size_t stack_guard_size();
+
+// True if the running flow's stack pointer is below s.lo: a frame of the
+// thread that owns s lies outside its stack. The core asks this of the thread
+// it switches away from, so that an overflow that got past the guard without
+// faulting (a frame larger than the guard, in code built without stack probes)
+// is reported before the thread runs again. False for a flow without a weft
+// stack (s.lo null). Inline: it is on the switch path (two instructions).
+[[gnu::always_inline]] inline bool stack_pointer_below(const stack& s) {
+    std::uintptr_t sp;
+#if defined(__x86_64__)
+    asm("movq %%rsp, %0" : "=r"(sp));
+#elif defined(__aarch64__)
+    asm("mov %0, sp" : "=r"(sp));
+#else
+    sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+#endif
+    return sp < reinterpret_cast<std::uintptr_t>(s.lo);
+}
+
+// Does a fault at `addr`, taken with stack pointer `sp`, come from an overflow
+// of the stack whose lowest usable byte is `lo`? Yes if
+//   1. addr is in the guard region below lo (every overflow of code built with
+//      stack probes ends here, whatever the frame size), or
+//   2. sp is below lo (by at most tun::max_stack_size) and addr lies between
+//      one page below sp and lo: a stack access by a frame that lies below the
+//      stack, larger than the guard, in code built without probes, faulting
+//      wherever it landed (another stack's guard, an unmapped hole).
+// Async-signal-safe.
+bool stack_fault_is_overflow(const void* lo, const void* addr, const void* sp);
 
 // --- Overflow reporting -------------------------------------------------------
 // What the runtime tells the fault handler about the stack that faulted.
@@ -132,20 +165,22 @@ struct overflow_info {
     std::uint64_t thread_id;
     const char* thread_name;   // may be empty
     std::size_t stack_size;
+    const void* stack_lo = nullptr;  // lowest usable byte of its stack
 };
 // Writes the overflow report for `info` to stderr and aborts. Async-signal-safe
 // (write(2) and abort() only), so the fault handler and the core's canary check
 // print the same line. `how` = canary adds "(canary overwritten)" after the size.
 [[noreturn]] void report_stack_overflow(const overflow_info& info, guard_kind how);
 
-// Called by the SIGSEGV/SIGBUS handler with the faulting address; returns true and
-// fills *out if the address lies in the guard of the current weft thread's stack.
+// Called by the SIGSEGV/SIGBUS handler: returns true and fills *out (all four
+// fields) if the calling kernel thread is running a weft thread on a weft stack.
 // Must be async-signal-safe.
-using overflow_lookup_fn = bool (*)(const void* fault_addr, overflow_info* out);
+using overflow_lookup_fn = bool (*)(overflow_info* out);
 
 // Installs the process-wide SIGSEGV/SIGBUS handler (the sigaction happens once;
-// a later call only replaces `lookup`). A fault for which lookup says "guard"
-// writes
+// a later call only replaces `lookup`). A fault that stack_fault_is_overflow
+// attributes to the stack of the weft thread lookup names (from the faulting
+// address and the interrupted stack pointer) writes
 //   weft: stack overflow in thread <id> (<name>): its stack is <n> bytes; raise
 //   WEFT_STACK_SIZE or use weft_attr_setstacksize
 // (one line) to stderr and aborts. Any other fault restores the previous

@@ -59,8 +59,12 @@ inline constexpr int handoff_spins = 64;
     // C++ exception state is per kernel thread; carry it with the ult.
     std::memcpy(from->eh_state, w->eh_globals, eh_bytes);
     std::memcpy(w->eh_globals, to->eh_state, eh_bytes);
-    if (from->stack.guard == arch::guard_kind::canary && !arch::stack_canary_intact(from->stack))
-        report_canary_overflow(from);
+    // An overflow that got past the guard is reported before the thread can run
+    // again: a frame below the stack (larger than the guard, in code built
+    // without stack probes) or, on a canary stack, an overwritten canary.
+    if (arch::stack_pointer_below(from->stack) ||
+        (from->stack.guard == arch::guard_kind::canary && !arch::stack_canary_intact(from->stack)))
+        report_overflow_at_switch(from);
     // Nothing instrumented may run between this hook and the switch.
     arch::san_before_switch(&from->san, &to->san, w->pending == post_switch::finish_prev);
     void* arg = arch::switch_context(&from->ctx, &to->ctx, w);

@@ -67,21 +67,17 @@ ult* new_heap_ult(ult_kind kind) {
     return u;
 }
 
-// Async-signal-safe lookup for the overflow handler: is the fault in the guard
-// below the current ult's stack?
-bool overflow_lookup(const void* addr, arch::overflow_info* out) {
+// Async-signal-safe lookup for the overflow handler: the ult running on this
+// kernel thread and its stack (arch decides whether the fault overflowed it).
+bool overflow_lookup(arch::overflow_info* out) {
     worker* w = current_worker();
     if (w == nullptr || w->current == nullptr) return false;
     ult* u = w->current;
     if (u->stack.lo == nullptr) return false;
-    auto a = reinterpret_cast<std::uintptr_t>(addr);
-    auto lo = reinterpret_cast<std::uintptr_t>(u->stack.lo);
-    // The guard is one page or more below lo; accept a fault up to 64 KiB below
-    // (a large frame can skip past a single guard page into it).
-    if (a >= lo || lo - a > 64 * 1024) return false;
     out->thread_id = u->id;
     out->thread_name = u->name;
     out->stack_size = u->stack.size;
+    out->stack_lo = u->stack.lo;
     return true;
 }
 

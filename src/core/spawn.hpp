@@ -27,7 +27,8 @@ void launch_ult(worker* w, ult* u);
 [[nodiscard]] int detach_ult(ult* t);
 // Main waits until it is the only ult left.
 void wait_for_other_ults();
-[[noreturn]] void report_canary_overflow(ult* u);
+// The overflow report for u, found when u switched out (see switch_inline).
+[[noreturn]] void report_overflow_at_switch(ult* u);
 // exit_current's step before the last switch: returns the blocked joiner, if any.
 struct wait_record* leave(worker* w, ult* self);
 

@@ -196,8 +196,11 @@ void finish(worker* w, ult* u) {
     else u->join_word.store(join_finished, memory_order_release);
 }
 
-void report_canary_overflow(ult* u) {
-    arch::report_stack_overflow(arch::overflow_info{u->id, u->name, u->stack.size}, arch::guard_kind::canary);
+void report_overflow_at_switch(ult* u) {
+    // Any kind but canary prints the plain report.
+    arch::guard_kind how =
+        arch::stack_canary_intact(u->stack) ? arch::guard_kind::madvise_guard : arch::guard_kind::canary;
+    arch::report_stack_overflow(arch::overflow_info{u->id, u->name, u->stack.size, u->stack.lo}, how);
 }
 
 // Called by exit_current before the last switch: the ult leaves the live

@@ -2,7 +2,8 @@
 // this binary with WEFT_TEST_SCENARIO=<name> (scenarios.cpp) and checks the
 // child's stderr and how it ended:
 //   - a stack overflow prints "weft: stack overflow in thread <id> (<name>):
-//     its stack is <n> bytes" and dies with SIGABRT;
+//     its stack is <n> bytes" and dies with SIGABRT, by deep recursion or by
+//     one frame larger than the stack, in code built with or without probes;
 //   - a deadlock prints "weft: deadlock:" with one line per blocked thread
 //     naming what it waits in, and dies with SIGABRT; with WEFT_DEADLOCK=off
 //     the same program hangs instead;
@@ -121,6 +122,51 @@ const overflow_case kOverflowCases[] = {
 
 INSTANTIATE_TEST_SUITE_P(Cases, StackOverflow, ::testing::ValuesIn(kOverflowCases),
                          [](const auto& info) { return std::string(info.param.label); });
+
+// --- stack overflow by one frame larger than the stack ---------------------------------
+// A weft thread with a 64 KiB stack runs one frame of 256 KiB, 1 MiB or a
+// 300,000-byte alloca (overflow_frames.cpp), built with weft's stack probes and
+// without them (overflow_frames_unprobed.cpp). Probed code runs into the guard
+// region below the stack; unprobed code lands below it and is reported when it
+// faults there (by the stack pointer) or when the thread switches out with its
+// frame below its stack (yield256k). Either way: weft's report, never an exit.
+
+struct frame_case {
+    const char* frame;   // WEFT_TEST_FRAME
+    bool probes;         // WEFT_TEST_PROBES
+    const char* workers;
+};
+
+class StackOverflowLargeFrame : public ::testing::TestWithParam<frame_case> {};
+
+TEST_P(StackOverflowLargeFrame, reports_thread_and_stack_size_then_aborts) {
+    const frame_case& c = GetParam();
+    wt::child_result r = run_scenario("overflow_frame", {std::string("WEFT_WORKERS=") + c.workers,
+                                                         std::string("WEFT_TEST_FRAME=") + c.frame,
+                                                         std::string("WEFT_TEST_PROBES=") + (c.probes ? "1" : "0")});
+    ASSERT_FALSE(r.timed_out) << describe(r);
+    EXPECT_FALSE(wt::contains(r.out, "not reached")) << "the program went on past the overflow\n" << describe(r);
+    EXPECT_EQ(r.term_signal, SIGABRT) << "weft's report ends with abort(), not another signal\n" << describe(r);
+    std::string id = announced_id(r.out, "big");
+    ASSERT_NE(id, "?") << describe(r);
+    std::smatch m;
+    std::regex re("weft: stack overflow in thread ([0-9]+) \\(([^)]*)\\): its stack is ([0-9]+) bytes;");
+    ASSERT_TRUE(std::regex_search(r.err, m, re)) << describe(r);
+    EXPECT_EQ(m[1].str(), id) << "the report names the thread that overflowed";
+    EXPECT_EQ(m[2].str(), "big");
+    EXPECT_EQ(m[3].str(), "65536");
+    EXPECT_FALSE(wt::contains(r.err, "canary")) << describe(r);
+}
+
+const frame_case kFrameCases[] = {
+    {"array256k", true, "1"}, {"array256k", false, "1"}, {"array256k", true, "2"}, {"array256k", false, "2"},
+    {"array1m", true, "2"},   {"array1m", false, "2"},   {"alloca", true, "2"},    {"alloca", false, "2"},
+    {"yield256k", true, "2"}, {"yield256k", false, "1"}, {"yield256k", false, "2"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Frames, StackOverflowLargeFrame, ::testing::ValuesIn(kFrameCases), [](const auto& info) {
+    return std::string(info.param.frame) + (info.param.probes ? "_probed_" : "_unprobed_") + info.param.workers + "w";
+});
 
 // --- deadlock report -----------------------------------------------------------------
 

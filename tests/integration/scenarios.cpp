@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "integration/overflow_frames.hpp"
 #include "support/fil_fib.hpp"
 #include "weft/filament.hpp"
 #include "weft/weft.h"
@@ -245,6 +246,7 @@ int stats_config() {
 const std::vector<scenario>& scenarios() {
     static const std::vector<scenario> all = {
         {"overflow", &overflow},
+        {"overflow_frame", &overflow_frame},
         {"deadlock_abba", &deadlock_abba},
         {"deadlock_join_cycle", &deadlock_join_cycle},
         {"deadlock_sem", &deadlock_sem},

@@ -35,6 +35,7 @@ constexpr std::size_t kib = 1024;
 constexpr std::size_t mib = 1024 * 1024;
 
 std::size_t page() { return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)); }
+std::size_t guard() { return weft::arch::stack_guard_size(); }
 
 // True if the kernel refuses to read the byte at p: the page is a guard.
 // write(2) copies from user memory and fails with EFAULT instead of raising
@@ -104,7 +105,7 @@ TEST(arch_stack, default_size_rounds_up_to_pages) {
     EXPECT_EQ(zero.default_size(), 64 * kib);
 }
 
-TEST(arch_stack, guard_page_below_every_stack_faults) {
+TEST(arch_stack, guard_region_below_every_stack_faults) {
     stack_pool pool(64 * kib);
     stack_cache cache;
     std::vector<stack> v(40);  // more than one slab
@@ -112,12 +113,13 @@ TEST(arch_stack, guard_page_below_every_stack_faults) {
     for (const auto& s : v) {
         const char* lo = static_cast<const char*>(s.lo);
         EXPECT_TRUE(faults(lo - 1));
-        EXPECT_TRUE(faults(lo - page()));
+        EXPECT_TRUE(faults(lo - guard() / 2));
+        EXPECT_TRUE(faults(lo - guard()));
         EXPECT_FALSE(faults(lo));
         EXPECT_TRUE(weft::arch::stack_guard_contains(s, lo - 1));
-        EXPECT_TRUE(weft::arch::stack_guard_contains(s, lo - page()));
+        EXPECT_TRUE(weft::arch::stack_guard_contains(s, lo - guard()));
         EXPECT_FALSE(weft::arch::stack_guard_contains(s, lo));
-        EXPECT_FALSE(weft::arch::stack_guard_contains(s, lo - page() - 1));
+        EXPECT_FALSE(weft::arch::stack_guard_contains(s, lo - guard() - 1));
     }
     for (auto& s : v) pool.release(s, &cache);
     pool.drain(&cache);
@@ -220,7 +222,7 @@ TEST(arch_stack, concurrent_acquire_release) {
     EXPECT_EQ(double_owned.load(), 0);
     EXPECT_EQ(failures.load(), 0);
     // Never more than threads * (live_max + cache_max) + a slab per thread in use.
-    EXPECT_LE(pool.bytes_mapped(), static_cast<std::size_t>(threads * (live_max + 8 + 32 + 32)) * (64 * kib + page()));
+    EXPECT_LE(pool.bytes_mapped(), static_cast<std::size_t>(threads * (live_max + 8 + 32 + 32)) * (64 * kib + guard()));
 }
 
 // --- scale ---------------------------------------------------------------------
@@ -236,9 +238,9 @@ TEST(arch_stack, many_live_100k) {
     std::vector<std::uintptr_t> lows(n);
     for (std::size_t i = 0; i < n; ++i) lows[i] = reinterpret_cast<std::uintptr_t>(v[i].lo);
     std::sort(lows.begin(), lows.end());
-    for (std::size_t i = 1; i < n; ++i) ASSERT_GE(lows[i] - lows[i - 1], 64 * kib + page()) << "overlap at " << i;
-    EXPECT_GE(pool.bytes_mapped(), n * (64 * kib + page()));
-    EXPECT_LE(pool.bytes_mapped(), (n + 64) * (64 * kib + page()));
+    for (std::size_t i = 1; i < n; ++i) ASSERT_GE(lows[i] - lows[i - 1], 64 * kib + guard()) << "overlap at " << i;
+    EXPECT_GE(pool.bytes_mapped(), n * (64 * kib + guard()));
+    EXPECT_LE(pool.bytes_mapped(), (n + 64) * (64 * kib + guard()));
     // The guards must not have eaten the map count.
     EXPECT_LT(count_vmas(), static_cast<std::size_t>(max_map_count() / 2));
     for (auto& s : v) pool.release(s, &cache);
@@ -323,7 +325,7 @@ TEST(arch_stack, non_default_size_gets_own_mapping) {
     EXPECT_GE(s.size, mib + 1);
     EXPECT_EQ(s.size % page(), 0u);
     EXPECT_EQ(reinterpret_cast<std::uintptr_t>(s.hi()) % 16, 0u);
-    EXPECT_EQ(pool.bytes_mapped(), before + s.size + page());
+    EXPECT_EQ(pool.bytes_mapped(), before + s.size + guard());
     static_cast<volatile char*>(s.lo)[0] = 1;  // both ends usable
     static_cast<volatile char*>(s.hi())[-1] = 1;
     if (s.guard != guard_kind::canary) {
@@ -348,7 +350,7 @@ TEST(arch_stack, peak_accounting) {
     std::vector<stack> big(3);
     for (auto& s : big) ASSERT_EQ(pool.acquire(8 * mib, nullptr, &s), 0);
     const std::size_t high = pool.bytes_mapped();
-    EXPECT_EQ(high, 3 * (8 * mib + page()));
+    EXPECT_EQ(high, 3 * (8 * mib + guard()));
     EXPECT_EQ(pool.bytes_peak(), high);
     for (auto& s : big) pool.release(s, nullptr);
     EXPECT_EQ(pool.bytes_mapped(), 0u);
@@ -440,7 +442,7 @@ TEST(arch_stack, canary_stacks_discarded_and_rearmed) {
     pool.drain(&cache);
     // A free canary stack keeps nothing resident, its canary page included...
     std::size_t resident = 0;
-    for (auto& s : v) resident += resident_pages(static_cast<char*>(s.lo) - page(), s.size + page());
+    for (auto& s : v) resident += resident_pages(static_cast<char*>(s.lo) - guard(), s.size + guard());
     EXPECT_EQ(resident, 0u);
     // ...and every stack handed out again has its canary back.
     for (auto& s : v) {
@@ -466,6 +468,59 @@ TEST(arch_stack, canary_detects_overwrite) {
     pool.release(s, nullptr);
 }
 
+// --- which faults are overflows ----------------------------------------------------
+TEST(arch_stack, guard_is_64k_or_a_page) {
+    EXPECT_EQ(guard(), std::max<std::size_t>(64 * kib, page()));
+    EXPECT_EQ(guard() % page(), 0u);
+}
+
+TEST(arch_stack, fault_in_guard_region_is_overflow) {
+    using weft::arch::stack_fault_is_overflow;
+    char* lo = reinterpret_cast<char*>(std::uintptr_t{1} << 40);
+    char* sp_inside = lo + 4096;
+    // Rule 1: anywhere in the guard region, whatever the stack pointer.
+    EXPECT_TRUE(stack_fault_is_overflow(lo, lo - 1, sp_inside));
+    EXPECT_TRUE(stack_fault_is_overflow(lo, lo - guard(), sp_inside));
+    EXPECT_TRUE(stack_fault_is_overflow(lo, lo - guard(), nullptr));
+    // Not below the stack: never.
+    EXPECT_FALSE(stack_fault_is_overflow(lo, lo, lo - mib));
+    EXPECT_FALSE(stack_fault_is_overflow(lo, lo + 100, sp_inside));
+    // Below the guard with the stack pointer inside the stack: a wild access.
+    EXPECT_FALSE(stack_fault_is_overflow(lo, lo - guard() - 1, sp_inside));
+    EXPECT_FALSE(stack_fault_is_overflow(lo, nullptr, sp_inside));
+    EXPECT_FALSE(stack_fault_is_overflow(nullptr, lo - 1, sp_inside));
+}
+
+TEST(arch_stack, fault_by_a_frame_below_the_stack_is_overflow) {
+    using weft::arch::stack_fault_is_overflow;
+    char* lo = reinterpret_cast<char*>(std::uintptr_t{1} << 40);
+    // Rule 2: sp below the stack (a frame larger than the guard, unprobed),
+    // the access at or above sp (a push just below it included).
+    char* sp = lo - mib;
+    EXPECT_TRUE(stack_fault_is_overflow(lo, sp, sp));
+    EXPECT_TRUE(stack_fault_is_overflow(lo, sp - 8, sp));
+    EXPECT_TRUE(stack_fault_is_overflow(lo, sp + 300 * kib, sp));
+    EXPECT_TRUE(stack_fault_is_overflow(lo, lo - guard() - 1, sp));
+    // ...but not an access far below sp (a wild pointer), nor above the stack's bottom.
+    EXPECT_FALSE(stack_fault_is_overflow(lo, sp - 2 * page(), sp));
+    EXPECT_FALSE(stack_fault_is_overflow(lo, nullptr, sp));
+    // ...and not with sp further below than any stack weft gives (1 GiB): that
+    // flow runs on some other stack.
+    char* far = lo - (std::size_t{2} << 30);
+    EXPECT_FALSE(stack_fault_is_overflow(lo, far, far));
+}
+
+TEST(arch_stack, stack_pointer_below_the_stack_is_seen) {
+    char here = 0;
+    auto sp = reinterpret_cast<std::uintptr_t>(&here);
+    auto at = [](std::uintptr_t a) { return reinterpret_cast<void*>(a); };
+    stack above{at(sp + 4096), 4096, guard_kind::madvise_guard, false};  // the running sp is below it
+    stack around{at(sp - 4096), 64 * kib, guard_kind::madvise_guard, false};
+    EXPECT_TRUE(weft::arch::stack_pointer_below(above));
+    EXPECT_FALSE(weft::arch::stack_pointer_below(around));
+    EXPECT_FALSE(weft::arch::stack_pointer_below(stack{}));  // a flow without a weft stack
+}
+
 // --- overflow reporting (each case in a child process) -------------------------
 struct overflow_fixture {
     stack st;
@@ -477,11 +532,12 @@ struct overflow_fixture {
 overflow_fixture* g_of = nullptr;
 volatile bool g_keep_going = true;
 
-bool lookup_test_stack(const void* addr, weft::arch::overflow_info* out) {
-    if (g_of == nullptr || !weft::arch::stack_guard_contains(g_of->st, addr)) return false;
+bool lookup_test_stack(weft::arch::overflow_info* out) {
+    if (g_of == nullptr) return false;
     out->thread_id = 42;
     out->thread_name = "deep-recursion";
     out->stack_size = g_of->st.size;
+    out->stack_lo = g_of->st.lo;
     return true;
 }
 

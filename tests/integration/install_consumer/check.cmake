@@ -3,12 +3,15 @@
 #
 #   cmake -DWEFT_BUILD_DIR=<build> -DWEFT_SOURCE_DIR=<src> -DWORK_DIR=<scratch>
 #         -DWEFT_VERSION=<x.y.z> -DGENERATOR=<gen> [-DMAKE_PROGRAM=...]
-#         -DC_COMPILER=<cc> -DCXX_COMPILER=<c++> [-DBUILD_TYPE=...] -P check.cmake
+#         -DC_COMPILER=<cc> -DCXX_COMPILER=<c++> [-DBUILD_TYPE=...]
+#         [-DSTACK_PROBE_FLAGS=<flags weft passes on>] -P check.cmake
 #
 # Steps: 1. cmake --install <build> --prefix <scratch>/prefix
-#        2. configure + build tests/integration/install_consumer against that prefix
+#        2. configure + build tests/integration/install_consumer against that prefix;
+#           every source was compiled with STACK_PROBE_FLAGS (compile_commands.json)
 #        3. run hello_c, hello_c_static, hello_cpp
-#        4. cc hello.c $(pkg-config --cflags --libs weft), run it
+#        4. pkg-config --cflags holds STACK_PROBE_FLAGS;
+#           cc hello.c $(pkg-config --cflags --libs weft), run it
 cmake_minimum_required(VERSION 3.25)
 
 foreach(_v WEFT_BUILD_DIR WEFT_SOURCE_DIR WORK_DIR WEFT_VERSION GENERATOR C_COMPILER CXX_COMPILER)
@@ -48,7 +51,8 @@ set(_configure "${CMAKE_COMMAND}" -S "${CMAKE_CURRENT_LIST_DIR}" -B "${_build}"
     "-DCMAKE_PREFIX_PATH=${_prefix}"
     "-DWEFT_EXAMPLES_DIR=${WEFT_SOURCE_DIR}/examples"
     "-DWEFT_EXPECTED_VERSION=${WEFT_VERSION}"
-    "-DWEFT_EXPECTED_PREFIX=${_prefix}")
+    "-DWEFT_EXPECTED_PREFIX=${_prefix}"
+    "-DWEFT_EXPECTED_STACK_PROBE_FLAGS=${STACK_PROBE_FLAGS}")
 if(MAKE_PROGRAM)
     list(APPEND _configure "-DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}")
 endif()
@@ -57,6 +61,28 @@ if(BUILD_TYPE)
 endif()
 run("configure (find_package)" ${_configure})
 run("build" "${CMAKE_COMMAND}" --build "${_build}")
+
+# Every consumer source got the stack probes through find_package(weft).
+if(STACK_PROBE_FLAGS)
+    file(READ "${_build}/compile_commands.json" _commands)
+    string(JSON _n LENGTH "${_commands}")
+    if(_n EQUAL 0)
+        message(FATAL_ERROR "install_consumer: ${_build}/compile_commands.json lists no compile command")
+    endif()
+    math(EXPR _last "${_n} - 1")
+    foreach(_i RANGE ${_last})
+        string(JSON _cmd GET "${_commands}" ${_i} command)
+        string(JSON _file GET "${_commands}" ${_i} file)
+        foreach(_flag IN LISTS STACK_PROBE_FLAGS)
+            string(FIND "${_cmd}" "${_flag}" _at)
+            if(_at EQUAL -1)
+                message(FATAL_ERROR "install_consumer: ${_file} was compiled without ${_flag}, "
+                                    "which find_package(weft) must pass on:\n${_cmd}")
+            endif()
+        endforeach()
+    endforeach()
+    message(STATUS "install_consumer: find_package passes on ${STACK_PROBE_FLAGS}: ok")
+endif()
 
 # 3. run what was built
 file(STRINGS "${_build}/programs.txt" _programs)
@@ -85,6 +111,11 @@ endif()
 run("pkg-config --cflags" "${_pkg_config}" --cflags weft)
 string(STRIP "${run_output}" _cflags)
 separate_arguments(_cflags UNIX_COMMAND "${_cflags}")
+foreach(_flag IN LISTS STACK_PROBE_FLAGS)
+    if(NOT _flag IN_LIST _cflags)
+        message(FATAL_ERROR "install_consumer: pkg-config --cflags weft gives '${_cflags}', without ${_flag}")
+    endif()
+endforeach()
 run("pkg-config --libs" "${_pkg_config}" --libs weft)
 string(STRIP "${run_output}" _libs)
 separate_arguments(_libs UNIX_COMMAND "${_libs}")
