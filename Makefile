@@ -1,12 +1,15 @@
 # weft — a thin front door over CMake presets (CMakePresets.json) and scripts/.
 # Every target works on a fresh Debian 12 machine run as root: the ones that need
-# system packages call `deps` first. See docs/build.md.
+# system packages install the set they need first (scripts/deps.sh). See docs/build.md.
 #
-#   make demo          deps + release build + build/release/bin/weft-bench demo
-#   make test          deps + release (all tests), asan (all tests), tsan (label
-#                      concurrency); last line "N passed, N failed"
-#   make bench         deps + release build + weft-bench micro
-#   make deps          install the missing Debian packages (scripts/deps.sh)
+#   make demo          packages for the benchmarks + release build of weft-bench +
+#                      weft-bench demo: short runs of every experiment (about a
+#                      minute), tables, out/report/index.html
+#   make bench         the same packages and build + weft-bench all: the full suite
+#                      at benchmark sizes (about 25 minutes on 2 cores), same report
+#   make test          packages for the tests + release (all tests), asan (all tests),
+#                      tsan (label concurrency); last line "N passed, N failed"
+#   make deps          every package any target needs (scripts/deps.sh all)
 #   make release|debug|asan|tsan|ubsan|ucontext   configure + build that preset
 #   make format-check  clang-format --dry-run -Werror (skipped if not installed)
 #   make format        clang-format -i
@@ -21,29 +24,35 @@ FORMAT_DIRS := include src tests bench examples apps
 FORMAT_FILES = $(shell find $(wildcard $(FORMAT_DIRS)) -type f \
 	\( -name '*.c' -o -name '*.cpp' -o -name '*.h' -o -name '*.hpp' \) 2>/dev/null | sort)
 
-.PHONY: help all deps demo test bench format-check format clean distclean $(PRESETS)
+.PHONY: help all deps demo test bench bench-build format-check format clean distclean $(PRESETS)
 
 help:
-	@sed -n '2,15s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+	@sed -n '2,18s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
 all: release
 
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh all
 
 $(PRESETS):
 	cmake --preset $@
 	cmake --build --preset $@ -j$(JOBS)
 
-demo: deps
-	@$(MAKE) --no-print-directory release
+# The demo and the suite need only weft-bench (the library and apps/ with it);
+# `make release` builds the tests and examples too.
+bench-build:
+	@scripts/deps.sh bench
+	cmake --preset release
+	cmake --build --preset release -j$(JOBS) --target weft-bench
+
+demo: bench-build
 	$(BENCH) demo
 
-bench: deps
-	@$(MAKE) --no-print-directory release
-	$(BENCH) micro
+bench: bench-build
+	$(BENCH) all
 
-test: deps
+test:
+	@scripts/deps.sh test
 	@WEFT_JOBS=$(JOBS) scripts/test.sh
 
 format-check:

@@ -77,7 +77,8 @@ struct app {
     const char* name;         // "fib": the folder and the --app value
     const char* description;  // one line: what it computes and how it forks
     long bench_size;          // the size at which the serial version takes 1-3 s here
-    long demo_size;           // serial ~0.2-0.4 s: what `weft-bench demo` runs
+    long demo_size;           // a short run (serial 0.01-0.4 s): `weft-bench filaments --demo-sizes`, which the
+                              // demo runs on fib, quadrature, quicksort, jacobi and matmul (~0.1 s each)
     long test_size;           // a size the tests run in milliseconds
     const char* size_meaning; // what `size` is ("n of fib(n)", "grid side")
     std::unique_ptr<instance> (*make)(long size);

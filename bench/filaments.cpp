@@ -12,23 +12,28 @@
 // serial_copies.hpp). This VM's speed
 // drifts by 5-10% over minutes; run back to back, each version would get its
 // own stretch of the drift, interleaved they share it, and a ratio compares
-// like with like. The filaments version's ratios to serial and to
-// coarse-grain are medians over rounds of the ratio within each round (a
-// round's runs see nearly the same machine). Short programs get more rounds
-// (at least --min-seconds of serial time in all). The serial figure pools
-// every block's serial rounds. Peers
-// run last (their own warm-up and rounds), so that an OpenMP team spinning
-// after its region does not steal the CPUs of weft.
+// like with like. Every version's ratios to serial and to coarse-grain are
+// medians over rounds of the ratio within each round (a round's runs see
+// nearly the same machine). Short programs get more rounds (at least
+// --min-seconds of serial time in all); a peer runs in the first
+// max(--rounds, --min-seconds / its warm-up time) of them, so that a slow one
+// does not run as often as the short serial program. The serial time
+// reported pools every block's serial rounds. The peers (OpenMP, oneTBB) take their turn in each
+// round like the others; after each peer run the process waits until its idle
+// threads have stopped spinning (settle()), so that an OpenMP team spinning
+// after its region does not take the CPUs of the version that follows.
 //
 // One JSON line per (application, version, workers):
 //   app, version, workers, size, time_s (median; _spread/_min/_max),
-//   vs_serial (serial time / this time: the speedup), vs_coarse (coarse-grain
-//   time / this time, same workers); for the filaments version the filament
+//   vs_serial (the median over rounds of the round's serial time / this
+//   version's: the speedup), vs_coarse (likewise with the round's coarse-grain
+//   time, same workers); for the filaments version the filament
 //   statistics of one untimed run on a measuring runtime (the only kind that
 //   counts pruned forks): filaments_created, filaments_run, forks,
 //   forks_pruned, steals, pools_coarsened (1-D + 2-D dense sweeps),
 //   pools_general, sweeps, and fil_over_serial / fil_over_coarse / speedup
-//   (the medians of the per-round ratios: the target ratios), rounds;
+//   (the medians of the per-round ratios); rounds
+//   (the timed rounds this version ran) for every version;
 //   and per worker count above 1 a serial_copies line: time_s and ceiling.
 #include <algorithm>
 #include <cmath>
@@ -37,6 +42,9 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <sys/resource.h>
+#include <time.h>
 
 #include "apps/app.hpp"
 #include "harness.hpp"
@@ -85,6 +93,28 @@ double timed_checked_run(apps::instance& inst, const apps::instance& reference, 
     return s;
 }
 
+// CPU time (user + system) of the whole process, in seconds.
+double process_cpu_s() {
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    return double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
+// Waits (at most 0.2 s) until the process's idle threads have stopped
+// spinning: until, over 2 ms in which this thread sleeps, the process uses
+// less than a tenth of a CPU. An OpenMP team spins after its region (libgomp:
+// up to GOMP_SPINCOUNT iterations) and oneTBB's workers before they sleep;
+// the version timed next must not share the CPUs with them.
+void settle() {
+    constexpr double window_s = 0.002;
+    for (int i = 0; i < 100; ++i) {
+        double const before = process_cpu_s();
+        timespec const ts{0, static_cast<long>(window_s * 1e9)};
+        nanosleep(&ts, nullptr);
+        if (process_cpu_s() - before < 0.1 * window_s) return;
+    }
+}
+
 int run(context& ctx) {
     const int min_rounds = static_cast<int>(ctx.opts().integer("rounds"));
     const double min_seconds = ctx.opts().number("min-seconds");
@@ -97,7 +127,9 @@ int run(context& ctx) {
 
     table t({"app", "size", "workers", "serial s", "coarse s", "filaments s", "fil/serial", "fil/coarse", "speedup",
              "ceiling", "omp s", "tbb s", "forks", "pruned", "coarsened", "steals"});
+    std::size_t app_index = 0;
     for (const apps::app* a : chosen) {
+        ++app_index;
         const long size = size_opt ? size_opt : demo_sizes ? a->demo_size : a->bench_size;
         // The reference output comes from its own instance; every version,
         // serial included, is timed on `inst`, so that all of them run on the
@@ -114,25 +146,28 @@ int run(context& ctx) {
         // disturbance of this machine lasts longer than one of their rounds.
         const int rounds = std::max(min_rounds, static_cast<int>(std::min(1000.0, std::ceil(min_seconds / ref_s))));
 
-        // weft's side (serial, coarse-grain, filaments) and the peers.
-        std::vector<version> ours, peers;
-        for (version v : apps::versions_of(*a)) {
-            if (v == version::omp || v == version::tbb) {
-                if (!no_peers) peers.push_back(v);
-            } else {
-                ours.push_back(v);
-            }
-        }
+        // The versions each round runs, in turn: serial, coarse-grain,
+        // filaments and the peers that were built.
+        std::vector<version> versions;
+        for (version v : apps::versions_of(*a))
+            if (!(no_peers && (v == version::omp || v == version::tbb))) versions.push_back(v);
+        auto is_peer = [](version v) { return v == version::omp || v == version::tbb; };
+        auto timed = [&](version v, int workers) {
+            const double s = timed_checked_run(*inst, *reference, *a, v, workers);
+            if (is_peer(v)) settle();
+            return s;
+        };
 
         struct block {
             int workers;
             std::map<version, summary> times;
-            // Medians over rounds of the round's filaments time over its
-            // serial and its coarse-grain time (the rounds interleave them).
+            // Per version, medians over rounds of the round's serial time and
+            // its coarse-grain time over the version's (the rounds interleave
+            // them): vs_serial is the speedup.
+            std::map<version, double> vs_serial, vs_coarse;
+            // The filaments version's ratios the other way round: its time
+            // over the round's serial and coarse-grain time.
             double fil_vs_serial = 0, fil_vs_coarse = 0;
-            // The median over rounds of the round's serial time over its
-            // filaments time (what the speedup target is about).
-            double speedup = 0;
             // W copies of the serial program at once (workers > 1): their
             // times, and W x the median of (the round's serial) / (them).
             std::vector<double> copies_times;
@@ -141,9 +176,12 @@ int run(context& ctx) {
         };
         std::vector<block> blocks;
         std::vector<double> serial_samples;  // every block's serial rounds
-        for (const std::string& w : ws) {
+        for (std::size_t wi = 0; wi < ws.size(); ++wi) {
             weft_config_t cfg{};
-            cfg.workers = std::stoi(w);
+            cfg.workers = std::stoi(ws[wi]);
+            ctx.progress("[%zu/%zu] %s %ld, %d worker%s: up to %d round%s of %zu versions%s", app_index, chosen.size(),
+                         a->name, size, cfg.workers, cfg.workers == 1 ? "" : "s", rounds, rounds == 1 ? "" : "s",
+                         versions.size(), cfg.workers > 1 ? " + the ceiling" : "");
             block b{};
             b.workers = cfg.workers;
             // The machine's ceiling at this worker count (serial_copies.hpp),
@@ -172,30 +210,43 @@ int run(context& ctx) {
             check(weft_finalize(), "weft_finalize");
             cfg.measure = 0;
             check(weft_init(&cfg), "weft_init");
-            for (version v : ours) (void)timed_checked_run(*inst, *reference, *a, v, cfg.workers);  // warm-up
+            // Serial, coarse-grain and filaments run in every round. A peer's
+            // warm-up sizes its share: it takes part in the first
+            // max(--rounds, --min-seconds / its time) rounds, so that a slow
+            // one (OpenMP's fib: tens of times the serial time) is timed about
+            // --rounds times, not as often as the short serial program.
+            std::map<version, int> rounds_of;
+            for (version v : versions) {
+                const double warm = timed(v, cfg.workers);
+                rounds_of[v] = !is_peer(v) ? rounds
+                                           : std::min(rounds, std::max(min_rounds, static_cast<int>(std::ceil(
+                                                                                       min_seconds / warm))));
+            }
             if (copies) (void)copies_round();
             std::map<version, std::vector<double>> samples;
             for (int r = 0; r < rounds; ++r) {
-                for (version v : ours) samples[v].push_back(timed_checked_run(*inst, *reference, *a, v, cfg.workers));
+                for (version v : versions)
+                    if (r < rounds_of[v]) samples[v].push_back(timed(v, cfg.workers));
                 if (copies) b.copies_times.push_back(copies_round());
             }
             for (auto& c : copy_inst)
                 if (std::string diff = c->compare(*reference); !diff.empty())
                     die("filaments: %s, one of %d serial copies run at once differs from serial: %s", a->name,
                         cfg.workers, diff.c_str());
-            for (version v : peers) {
-                (void)timed_checked_run(*inst, *reference, *a, v, cfg.workers);  // warm-up
-                for (int r = 0; r < rounds; ++r)
-                    samples[v].push_back(timed_checked_run(*inst, *reference, *a, v, cfg.workers));
-            }
             check(weft_finalize(), "weft_finalize");
             for (auto& [v, s] : samples) {
-                if (v == version::serial) serial_samples.insert(serial_samples.end(), s.begin(), s.end());
-                else b.times[v] = summarize(s);
+                if (v == version::serial) {
+                    serial_samples.insert(serial_samples.end(), s.begin(), s.end());
+                    continue;
+                }
+                b.times[v] = summarize(s);
+                // Paired over the rounds both versions ran: the first ones
+                // (median_of_ratios pairs the common prefix).
+                b.vs_serial[v] = median_of_ratios(samples[version::serial], s);
+                b.vs_coarse[v] = median_of_ratios(samples[version::coarse], s);
             }
             b.fil_vs_serial = median_of_ratios(samples[version::filaments], samples[version::serial]);
             b.fil_vs_coarse = median_of_ratios(samples[version::filaments], samples[version::coarse]);
-            b.speedup = median_of_ratios(samples[version::serial], samples[version::filaments]);
             if (copies) b.ceiling = cfg.workers * median_of_ratios(samples[version::serial], b.copies_times);
             blocks.push_back(std::move(b));
         }
@@ -214,7 +265,8 @@ int run(context& ctx) {
                 json_object rec = ctx.record();
                 rec.add("app", a->name).add("version", apps::version_name(v)).add("workers", b.workers);
                 rec.add("size", size).add_summary("time_s", s);
-                rec.add("vs_serial", serial.median / s.median).add("vs_coarse", coarse / s.median);
+                rec.add("vs_serial", b.vs_serial[v]).add("vs_coarse", b.vs_coarse[v]);
+                if (v != version::filaments) rec.add("rounds", s.n);
                 if (v == version::filaments) {
                     rec.add("filaments_created", static_cast<unsigned long long>(b.st.filaments_created))
                         .add("filaments_run", static_cast<unsigned long long>(b.st.filaments_run))
@@ -226,8 +278,8 @@ int run(context& ctx) {
                         .add("sweeps", static_cast<unsigned long long>(b.st.sweeps))
                         .add("fil_over_serial", b.fil_vs_serial)
                         .add("fil_over_coarse", b.fil_vs_coarse)
-                        .add("speedup", b.speedup)
-                        .add("rounds", rounds);
+                        .add("speedup", b.vs_serial[v])
+                        .add("rounds", s.n);
                 }
                 add_provenance(rec);
                 ctx.emit(rec);
@@ -243,7 +295,7 @@ int run(context& ctx) {
             auto peer = [&](version v) { return b.times.count(v) ? fmt(b.times[v].median, 3) : std::string("-"); };
             t.add_row({a->name, std::to_string(size), std::to_string(b.workers), fmt(serial.median, 3), fmt(coarse, 3),
                        fmt(fil, 3), fmt_ratio(b.fil_vs_serial), fmt_ratio(b.fil_vs_coarse),
-                       fmt_ratio(b.speedup), b.ceiling > 0 ? fmt_ratio(b.ceiling) : std::string("-"),
+                       fmt_ratio(b.vs_serial[version::filaments]), b.ceiling > 0 ? fmt_ratio(b.ceiling) : std::string("-"),
                        peer(version::omp), peer(version::tbb),
                        fmt_sig(static_cast<double>(b.st.forks)), fmt_sig(static_cast<double>(b.st.forks_pruned)),
                        fmt_sig(static_cast<double>(b.st.pools_dense_1d + b.st.pools_dense_2d)),
@@ -261,10 +313,10 @@ registrar const reg{experiment{
     .description = "seed 004's applications: serial, coarse-grain (a thread per core), filaments, OpenMP, oneTBB",
     .details = "Runs each application of apps/ (--app NAME[,NAME...] or all) at its benchmark size (serial\n"
                "1-3 s; --size for one application, --demo-sizes for the smaller demo ones). At each --workers\n"
-               "count the rounds of serial, coarse-grain and filaments are interleaved (round r runs each in\n"
-               "turn), then the peers run; every output is checked against a serial reference. Programs\n"
-               "shorter than --min-seconds get more rounds. fil/serial and fil/coarse are medians of the\n"
-               "per-round ratios, and so is the speedup (serial over filaments). At more than one worker\n"
+               "count the rounds of serial, coarse-grain, filaments and the peers are interleaved (round r\n"
+               "runs each in turn); every output is checked against a serial reference. Programs shorter\n"
+               "than --min-seconds get more rounds. fil/serial and fil/coarse are medians of the per-round\n"
+               "ratios, and so are vs_serial (the speedup) and vs_coarse of every version. At more than one worker\n"
                "each round also runs W copies of the serial program at once (each on a kernel thread and an\n"
                "instance of its own): 'ceiling' is W x the median of (the round's serial) / (the copies), about\n"
                "the most any parallel version can reach on this machine in this run (docs/bench.md).\n"
@@ -291,7 +343,8 @@ registrar const reg{experiment{
         },
     .run = run,
     .in_demo = true,
-    .demo_args = {"--rounds", "1", "--demo-sizes"},
+    .demo_args = {"--app", "fib,quadrature,quicksort,jacobi,matmul", "--demo-sizes", "--rounds", "3", "--min-seconds",
+                  "0.6", "--no-peers"},
     .demo_order = 30,
 }};
 

@@ -270,6 +270,9 @@ public:
     void print(table const& t, std::string_view title = {});
     // A line of text for the reader: stdout without --json, else nothing.
     void say(char const* fmt, ...) __attribute__((format(printf, 2, 3)));
+    // A progress line while the experiment runs ("  [NAME 12.3 s] TEXT": the
+    // seconds since it started): on stdout, or on stderr under --json.
+    void progress(char const* fmt, ...) __attribute__((format(printf, 2, 3)));
     // A warning: always on stderr, prefixed with "weft-bench NAME: warning: ".
     void warn(char const* fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -278,6 +281,7 @@ private:
     options opts_;
     bool json_ = false;
     std::FILE* jsonl_ = nullptr;
+    std::uint64_t start_ns_ = 0;
 };
 
 // ---------------------------------------------------------------------------
@@ -323,10 +327,19 @@ private:
 
 // Adds how the tool was built and what the machine was doing: "build_type",
 // "context", "sanitize" (from the WEFT_BUILD_* definitions of
-// bench/CMakeLists.txt, "" when absent), "cpus" (CPUs this process may use)
-// and "loadavg_1m" (the 1-minute load average when called: a value well above
-// the CPU count means the figures were taken on a busy machine).
+// bench/CMakeLists.txt, "" when absent), "cpus" (CPUs this process may use),
+// "cpu_model" and "loadavg_1m" (the 1-minute load average when called: a
+// value well above the CPU count means the figures were taken on a busy
+// machine).
 void add_provenance(json_object& rec);
+// The CPU's "model name" from /proc/cpuinfo ("" if unknown).
+std::string cpu_model();
+// The commit of the source tree this tool was built from (WEFT_SOURCE_DIR),
+// abbreviated, with "+dirty" when tracked files differ from it; "" when git or
+// the tree is not there.
+std::string source_commit();
+// The current UTC time as "2026-01-31T12:00:00Z".
+std::string utc_now_iso();
 // A warning to print when the figures come from a build not meant for timing
 // (not Release/RelWithDebInfo, or with sanitizers), else "".
 std::string build_warning();

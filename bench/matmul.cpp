@@ -8,13 +8,15 @@
 // and worker count: time (median over rounds, spread), speedup over serial,
 // peak heap (weft's allocator; the peers count their mallocs), most threads
 // live, stack bytes mapped at the peak, work T1 and span T-inf (measured by the
-// runtime along fork/join edges). Every result is checked against the serial
-// one. The "small stack"/"large stack" variants run fifo with 16 KiB and 1 MiB
+// runtime along fork/join edges). Every run's result, written over a C filled
+// with NaN, is checked against the serial one. The "small stack"/"large stack" variants run fifo with 16 KiB and 1 MiB
 // default stacks (the paper's "Orig + small stk" against Solaris' 1 MB default).
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -60,6 +62,24 @@ struct matrix {
 };
 
 bool power_of_two(std::size_t x) { return x != 0 && (x & (x - 1)) == 0; }
+
+// Before every run of a version its result matrix is filled with NaN, and
+// after it every entry is compared with the serial result: a version that
+// left part of C unwritten fails instead of passing on the previous run's C.
+void poison(view c, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j) c.at(i, j) = std::numeric_limits<double>::quiet_NaN();
+}
+
+// Stops the run when an entry of c differs from ref by more than 1e-9 or is
+// not a number (a NaN left by poison() is one).
+void verify(view c, view ref, std::size_t n, char const* what, int workers) {
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j)
+            if (!(std::fabs(c.at(i, j) - ref.at(i, j)) <= 1e-9))
+                die("matmul: %s on %d worker%s: C(%zu, %zu) = %g, serial gives %g", what, workers,
+                    workers == 1 ? "" : "s", i, j, c.at(i, j), ref.at(i, j));
+}
 
 
 struct variant {
@@ -154,10 +174,7 @@ int run(context& ctx) {
             paired_serial.push_back(serial_round());
             times.push_back(copies.round());
         }
-        for (matrix const& m : outs) {
-            double diff = apps::matmul::max_abs_diff(m.v, ref.v, n);
-            if (diff > 1e-9) die("matmul: a serial copy among %d differs from serial by %g", w, diff);
-        }
+        for (matrix const& m : outs) verify(m.v, ref.v, n, "a serial copy", w);
         summary const st = summarize(times);
         double const speedup = w * median_of_ratios(paired_serial, times);
         json_object rec = ctx.record();
@@ -171,10 +188,22 @@ int run(context& ctx) {
                    fmt_pct(st.spread), fmt_ratio(speedup), "-", "-", "-", "-", "-", "-", "-"});
     };
 
+    // Progress: configurations in all (the ceiling, weft's variants, the peers).
+    std::size_t const peer_count = o.flag("no-peers") ? 0 : std::size_t(WEFT_HAVE_OPENMP) + std::size_t(WEFT_HAVE_TBB);
+    std::size_t configs = 0, config = 0;
+    for (int w : workers) configs += (w > 1 ? 1 : 0) + variants.size() + peer_count;
+    auto progress = [&](char const* what, int w) {
+        ctx.progress("[%zu/%zu] %s, %d worker%s", ++config, configs, what, w, w == 1 ? "" : "s");
+    };
+
     for (int w : workers) {
         t.add_separator();
-        if (w > 1) emit_copies(w);
+        if (w > 1) {
+            progress("serial copies (the ceiling)", w);
+            emit_copies(w);
+        }
         for (auto const& v : variants) {
+            progress(v.label.c_str(), w);
             weft_config_t cfg{};
             cfg.workers = w;
             cfg.sched = v.sched.c_str();
@@ -183,15 +212,19 @@ int run(context& ctx) {
             if (int rc = weft_init(&cfg); rc != 0)
                 die("weft_init(sched=%s, workers=%d) failed: %s", v.sched.c_str(), w, std::strerror(rc));
             weft_exec ex;
+            poison(c.v, n);
             apps::matmul::multiply(ex, a.v, b.v, c.v, n, leaf);  // warm-up: stacks, pages
+            verify(c.v, ref.v, n, v.label.c_str(), w);
             std::vector<double> times, paired_serial;
             weft_stats_t worst{};
             for (int r = 0; r < rounds; ++r) {
                 paired_serial.push_back(serial_round());
+                poison(c.v, n);
                 check(weft_stats_reset(), "weft_stats_reset");
                 std::uint64_t t0 = now_ns();
                 apps::matmul::multiply(ex, a.v, b.v, c.v, n, leaf);
                 times.push_back(static_cast<double>(now_ns() - t0) / 1e9);
+                verify(c.v, ref.v, n, v.label.c_str(), w);
                 weft_stats_t s;
                 check(weft_stats_get(&s), "weft_stats_get");
                 // Memory figures: the worst round; work and span: the last.
@@ -206,8 +239,6 @@ int run(context& ctx) {
                 worst.threads_created = s.threads_created;
             }
             check(weft_finalize(), "weft_finalize");
-            double diff = apps::matmul::max_abs_diff(c.v, ref.v, n);
-            if (diff > 1e-9) die("matmul: %s on %d workers differs from serial by %g", v.label.c_str(), w, diff);
 
             summary const st = summarize(times);
             double const speedup = median_of_ratios(paired_serial, times);
@@ -256,17 +287,20 @@ int run(context& ctx) {
                 ctx.warn("%s is not installed: no %s row (make deps installs it)", p.name, p.name);
                 continue;
             }
+            progress(p.name, w);
+            poison(c.v, n);
             (void)p.fn(prob, c.v, w);  // warm-up
+            verify(c.v, ref.v, n, p.name, w);
             std::vector<double> times, paired_serial;
             std::size_t peak = 0;
             for (int r = 0; r < rounds; ++r) {
                 paired_serial.push_back(serial_round());
+                poison(c.v, n);
                 peer_result res = p.fn(prob, c.v, w);
                 times.push_back(res.time_s);
                 peak = std::max(peak, res.peak_heap_bytes);
+                verify(c.v, ref.v, n, p.name, w);
             }
-            double diff = apps::matmul::max_abs_diff(c.v, ref.v, n);
-            if (diff > 1e-9) die("matmul: %s on %d workers differs from serial by %g", p.name, w, diff);
             summary const st = summarize(times);
             double const speedup = median_of_ratios(paired_serial, times);
             json_object rec = ctx.record();
@@ -314,7 +348,7 @@ registrar const reg{experiment{
                 opt_rounds(3)},
     .run = run,
     .in_demo = true,
-    .demo_args = {"--rounds", "3"},
+    .demo_args = {"--n", "512", "--rounds", "3"},
     .demo_order = 20,
 }};
 

@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# scripts/deps.sh — install the Debian packages weft's build, tests and demo need,
-# and only those that are missing (`make deps`; `make demo` and `make test` call it).
+# scripts/deps.sh — install the Debian packages a make target needs, and only
+# those that are missing.
 #
-#   build:   cmake (>= 3.25), ninja-build, g++, pkg-config
-#   tests:   libgtest-dev, valgrind (callgrind instruction counts),
-#            g++-aarch64-linux-gnu + qemu-user (the AArch64 switch, run under emulation)
-#   peers:   libboost-fiber-dev, libboost-context-dev, libtbb-dev (weft-bench)
-#   report:  python3-matplotlib (plots of weft-bench demo)
+#   scripts/deps.sh [SET ...]      SET: build, bench, test, tools, all (default: all)
+#
+#   build:  cmake (>= 3.25), ninja-build, g++, pkg-config, libgtest-dev
+#           (every preset configures tests/, which needs GoogleTest's headers)
+#   bench:  build + the peers weft-bench compares with and the report's plots:
+#           libboost-fiber-dev, libboost-context-dev, libtbb-dev, python3-matplotlib
+#           (OpenMP comes with g++)                          -> make demo, make bench
+#   test:   build + the peers (tests/apps runs the oneTBB and OpenMP versions) +
+#           g++-aarch64-linux-gnu and qemu-user (the AArch64 context switch,
+#           cross-compiled and run under emulation)          -> make test
+#   tools:  valgrind (bench/callgrind_micro.sh: instructions per micro operation)
+#   all:    every set                                         -> make deps
 #
 # Idempotent: with everything installed it only checks (dpkg-query) and exits 0,
 # without touching the network. `apt-get update` runs only when something is
@@ -15,30 +22,48 @@
 # Environment: WEFT_DEPS_EXTRA="pkg ..." adds packages (e.g. clang-format).
 set -euo pipefail
 
-packages=(
-    cmake
-    ninja-build
-    g++
-    pkg-config
-    libgtest-dev
-    valgrind
-    g++-aarch64-linux-gnu
-    qemu-user
-    libboost-fiber-dev
-    libboost-context-dev
-    libtbb-dev
-    python3-matplotlib
-)
-# shellcheck disable=SC2206 # word splitting intended
-packages+=(${WEFT_DEPS_EXTRA:-})
+build_set=(cmake ninja-build g++ pkg-config libgtest-dev)
+peer_set=(libboost-fiber-dev libboost-context-dev libtbb-dev)
+bench_set=("${build_set[@]}" "${peer_set[@]}" python3-matplotlib)
+test_set=("${build_set[@]}" "${peer_set[@]}" g++-aarch64-linux-gnu qemu-user)
+tools_set=(valgrind)
 
 say() { printf 'deps: %s\n' "$*" >&2; }
+
+sets=("$@")
+((${#sets[@]} > 0)) || sets=(all)
+packages=()
+for s in "${sets[@]}"; do
+    case "$s" in
+        build) packages+=("${build_set[@]}") ;;
+        bench | demo) packages+=("${bench_set[@]}") ;;
+        test) packages+=("${test_set[@]}") ;;
+        tools) packages+=("${tools_set[@]}") ;;
+        all) packages+=("${bench_set[@]}" "${test_set[@]}" "${tools_set[@]}") ;;
+        *)
+            say "error: unknown package set '$s'; valid: build, bench (or demo), test, tools, all"
+            exit 2
+            ;;
+    esac
+done
+# shellcheck disable=SC2206 # word splitting intended
+packages+=(${WEFT_DEPS_EXTRA:-})
+# Each package once, in first-seen order.
+declare -A seen=()
+unique=()
+for p in "${packages[@]}"; do
+    [[ -n "${seen[$p]:-}" ]] && continue
+    seen[$p]=1
+    unique+=("$p")
+done
+packages=("${unique[@]}")
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     # Not Debian: we cannot install, but the build may still work.
     say "dpkg-query not found: not a Debian system, so nothing is installed."
     say "weft needs: cmake >= 3.25, ninja, a C++20 compiler, GoogleTest, pkg-config;"
-    say "optional: Boost.Fiber, oneTBB, valgrind, python3 + matplotlib."
+    say "for the benchmarks: Boost.Fiber, oneTBB, python3 + matplotlib; for the tests: those peers,"
+    say "an aarch64-linux-gnu cross compiler and qemu-user; for bench/callgrind_micro.sh: valgrind."
     for tool in cmake ninja c++ pkg-config; do
         if ! command -v "$tool" >/dev/null 2>&1; then
             say "error: '$tool' is missing; install it with your package manager."
@@ -57,9 +82,9 @@ for p in "${packages[@]}"; do
 done
 
 if ((${#missing[@]} == 0)); then
-    say "all ${#packages[@]} packages present"
+    say "${sets[*]}: all ${#packages[@]} packages present"
 else
-    say "missing: ${missing[*]}"
+    say "${sets[*]}: missing: ${missing[*]}"
     if [[ $(id -u) -eq 0 ]]; then
         sudo=()
     elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then

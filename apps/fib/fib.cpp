@@ -70,7 +70,7 @@ registrar const reg{app{
     .name = "fib",
     .description = "fib(n) by double recursion, a fork at every call",
     .bench_size = 35,
-    .demo_size = 32,
+    .demo_size = 34,
     .test_size = 20,
     .size_meaning = "n of fib(n)",
     .make = [](long size) -> std::unique_ptr<instance> { return std::make_unique<problem>(static_cast<int>(size)); },

@@ -112,7 +112,7 @@ registrar const reg{app{
     .name = "jacobi",
     .description = "Jacobi iteration on an n x n grid, a filament per point, max-reduction per sweep",
     .bench_size = 420,
-    .demo_size = 220,
+    .demo_size = 140,
     .test_size = 24,
     .size_meaning = "grid side n (at most 10000 sweeps, epsilon 1e-6)",
     .make = [](long size) -> std::unique_ptr<instance> { return std::make_unique<problem>(static_cast<int>(size)); },

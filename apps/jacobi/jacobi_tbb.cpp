@@ -1,8 +1,12 @@
 // jacobi on oneTBB: each sweep is a tbb::parallel_reduce (max) over the
 // interior rows, in an arena of `workers` threads; the caller swaps the grids
-// and tests for convergence between sweeps.
+// and tests for convergence between sweeps. The static_partitioner gives each
+// thread one contiguous strip of rows, as the coarse-grain, OpenMP
+// (schedule(static)) and filaments versions do; the default (auto) partitioner
+// would split the rows into many chunks, distributed by stealing.
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_reduce.h>
+#include <tbb/partitioner.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
@@ -28,7 +32,7 @@ void run(instance& self, int workers) {
                 [&](const tbb::blocked_range<int>& r, std::uint64_t acc) {
                     return relax_rows(old, nw, n, r.begin(), r.end(), acc);
                 },
-                [](std::uint64_t x, std::uint64_t y) { return std::max(x, y); }));
+                [](std::uint64_t x, std::uint64_t y) { return std::max(x, y); }, tbb::static_partitioner()));
             std::swap(old, nw);
             ++o.sweeps;
             o.maxdiff = m;

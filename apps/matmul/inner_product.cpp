@@ -78,7 +78,7 @@ registrar const reg{app{
     .name = "matmul",
     .description = "C = A*B (n x n doubles), one iterative filament per inner product, a pool per worker",
     .bench_size = 1500,
-    .demo_size = 900,
+    .demo_size = 450,
     .test_size = 48,
     .size_meaning = "n of the n x n matrices",
     .make = [](long size) -> std::unique_ptr<instance> { return std::make_unique<problem>(static_cast<int>(size)); },

@@ -139,7 +139,7 @@ registrar const reg{app{
     .name = "quadrature",
     .description = "adaptive quadrature of e^x sin x over [1, 35], a fork at every subdivision",
     .bench_size = 7,
-    .demo_size = 5,
+    .demo_size = 4,
     .test_size = 1,
     .size_meaning = "k: tolerance 10^-k per interval (each +1: ~2.15x the work)",
     .make = [](long size) -> std::unique_ptr<instance> { return std::make_unique<problem>(size); },

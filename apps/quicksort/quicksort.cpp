@@ -125,7 +125,7 @@ registrar const reg{app{
     .name = "quicksort",
     .description = "quicksort of n random 64-bit keys, a fork at every partition",
     .bench_size = 20'000'000,
-    .demo_size = 4'000'000,
+    .demo_size = 1'500'000,
     .test_size = 50'000,
     .size_meaning = "number of keys",
     .make = [](long size) -> std::unique_ptr<instance> {

@@ -8,6 +8,13 @@ and as `weft-bench demo` collects them in out/results.jsonl) and writes
 OUTDIR/index.html, a self-contained page (inline CSS, no scripts, no network)
 with the PNG plots next to it.
 
+The page opens with where, when and from what the figures come: the machine
+(CPU model, CPUs), the date and the commit. `weft-bench demo` and `weft-bench
+all` write them in a first record {"experiment": "suite", ...}; for a file
+without one, the script takes the CPU model from the records' "cpu_model"
+field, and the date, the commit (of the repository the script is in) and
+anything still missing from the machine it runs on, and says so.
+
 The page has one section per experiment name, in the order the experiments
 first appear in the file:
   - a table of the figures measured over rounds: every key K that has a
@@ -42,6 +49,7 @@ import json
 import math
 import os
 import platform
+import subprocess
 import sys
 
 PLOTS = {}
@@ -359,6 +367,78 @@ def load_plugin_plots():
 
 
 # ---------------------------------------------------------------------------
+# Provenance: machine, date, commit
+# ---------------------------------------------------------------------------
+
+
+def local_cpu_model():
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("model name") and ":" in line:
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def local_commit():
+    """The commit of the repository this script is in ('' if unknown)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        commit = subprocess.run(["git", "-C", here, "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                                text=True, timeout=10).stdout.strip()
+        if commit:
+            dirty = subprocess.run(["git", "-C", here, "status", "--porcelain", "--untracked-files=no"],
+                                   capture_output=True, text=True, timeout=10).stdout.strip()
+            return commit + ("+dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return ""
+
+
+def fmt_seconds(s):
+    return f"{s:.1f} s" if s < 60 else f"{int(s) // 60} min {int(s) % 60:02d} s"
+
+
+def provenance_html(suite, records):
+    """The page's opening lines: from the suite record when there is one,
+    else from the records and the machine the script runs on (said so)."""
+    if suite:
+        cpu = suite.get("cpu_model") or "unknown CPU"
+        cpus = suite.get("cpus", "?")
+        parts = [
+            f"Made by <code>weft-bench {esc(suite.get('suite', '?'))}</code> on {esc(suite.get('date', '?'))}",
+            f"commit {esc(suite.get('commit') or 'unknown')}",
+            f"{esc(cpu)}, {esc(cpus)} CPUs, host {esc(suite.get('host', '?'))}",
+            f"build {esc(suite.get('build_type', '?'))}",
+        ]
+        load = []
+        if is_number(suite.get("loadavg_1m")):
+            load.append(f"{suite['loadavg_1m']:.1f} at the start")
+        if is_number(suite.get("loadavg_1m_end")):
+            load.append(f"{suite['loadavg_1m_end']:.1f} at the end")
+        if load:
+            parts.append("1-minute load average " + ", ".join(load))
+        if is_number(suite.get("seconds")):
+            per = suite.get("seconds_per_experiment") or {}
+            detail = ", ".join(f"{esc(k)} {fmt_seconds(v)}" for k, v in per.items() if is_number(v))
+            parts.append(f"the runs took {fmt_seconds(suite['seconds'])}" + (f" ({detail})" if detail else ""))
+        return '<p class="meta">' + " · ".join(parts) + "</p>"
+    models = sorted({r["cpu_model"] for r in records if isinstance(r.get("cpu_model"), str) and r["cpu_model"]})
+    cpus = sorted({r["cpus"] for r in records if is_number(r.get("cpus"))})
+    cpu = ", ".join(models) if models else local_cpu_model() + " (this machine's: the results do not name theirs)"
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    commit = local_commit() or "unknown"
+    parts = [
+        f"{esc(cpu)}, {esc(', '.join(map(str, cpus)) if cpus else os.cpu_count())} CPUs",
+        f"report made on {esc(when)} at commit {esc(commit)} (the results carry no suite record: "
+        "the date and commit are the report's, not necessarily the measurements')",
+    ]
+    return '<p class="meta">' + " · ".join(parts) + "</p>"
+
+
+# ---------------------------------------------------------------------------
 # The page
 # ---------------------------------------------------------------------------
 
@@ -395,6 +475,8 @@ def build(results_path, outdir):
         print(f"make_report: {plot_problem}", file=sys.stderr)
     load_plugin_plots()
 
+    suites = [r for r in records if r["experiment"] == "suite"]
+    records = [r for r in records if r["experiment"] != "suite"]
     groups = group(records)
     body = []
     for name, recs in groups.items():
@@ -417,7 +499,6 @@ def build(results_path, outdir):
             body.append(multi_record_table(recs))
 
     toc = " · ".join(f'<a href="#{esc(n)}">{esc(n)}</a>' for n in groups)
-    when = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     head = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -425,8 +506,8 @@ def build(results_path, outdir):
         "<title>weft-bench report</title>",
         f"<style>{CSS}</style></head><body>",
         "<h1>weft-bench report</h1>",
-        f'<p class="meta">{esc(when)} · host {esc(platform.node())} · {os.cpu_count()} CPUs · '
-        f"{esc(platform.platform())} · from {esc(os.path.abspath(results_path))}</p>",
+        provenance_html(suites[-1] if suites else None, records),
+        f'<p class="meta">from {esc(os.path.abspath(results_path))}</p>',
         '<p class="note">Figures are medians over repeated rounds; spread = (p90 − p10) / median. '
         "Each figure is defined in docs/bench.md.</p>",
     ]
