@@ -218,9 +218,8 @@ int run(context& ctx) {
             std::map<version, int> rounds_of;
             for (version v : versions) {
                 const double warm = timed(v, cfg.workers);
-                rounds_of[v] = !is_peer(v) ? rounds
-                                           : std::min(rounds, std::max(min_rounds, static_cast<int>(std::ceil(
-                                                                                       min_seconds / warm))));
+                const int wanted = static_cast<int>(std::min(1000.0, std::ceil(min_seconds / warm)));
+                rounds_of[v] = is_peer(v) ? std::min(rounds, std::max(min_rounds, wanted)) : rounds;
             }
             if (copies) (void)copies_round();
             std::map<version, std::vector<double>> samples;
