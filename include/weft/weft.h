@@ -257,8 +257,10 @@ WEFT_API int weft_mutexattr_gettype(const weft_mutexattr_t *attr, int *type);
 WEFT_API int weft_mutex_init(weft_mutex_t *m, const weft_mutexattr_t *attr);
 /* Errors: EBUSY locked or waited on. */
 WEFT_API int weft_mutex_destroy(weft_mutex_t *m);
-/* Blocks the calling thread until it owns m. Waiters are served in FIFO order
- * and unlock hands the mutex directly to the first waiter.
+/* Blocks the calling thread until it owns m. Waiters queue in arrival order;
+ * unlock wakes the first one, and a running thread may take the mutex before
+ * it runs (no lock convoys); a waiter queued for more than 1 ms is handed the
+ * mutex by the unlock itself, so no wait is unbounded.
  * Errors: EDEADLK (errorcheck) the caller owns it; EAGAIN (recursive) depth
  *         overflow. Undefined: relocking a normal mutex one owns (it deadlocks,
  *         and the deadlock detector reports it). */

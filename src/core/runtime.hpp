@@ -132,7 +132,4 @@ void release_ult(worker* w, ult* u);
 // Live ults now (sum of the per-worker deltas; exact when no worker runs).
 std::int64_t live_ults(runtime* rt);
 
-// Deadlock detection (src/core/deadlock.cpp), by the last worker to go idle.
-[[noreturn]] void report_deadlock();
-
 }  // namespace weft::detail

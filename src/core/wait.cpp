@@ -9,6 +9,7 @@
 #include <climits>
 
 #include "core/dispatch.hpp"
+#include "core/outside.hpp"
 #include "core/runtime.hpp"
 #include "core/timer.hpp"
 
@@ -43,7 +44,7 @@ long futex(atomic<std::uint32_t>* word, int op, std::uint32_t val, const timespe
 }
 
 // An external kernel thread waits on the record's futex word.
-int wait_external(wait_record* rec, std::uint32_t* lock, std::int64_t deadline_ns) {
+int wait_futex(wait_record* rec, std::uint32_t* lock, std::int64_t deadline_ns) {
     if (lock == nullptr) {
         while (rec->futex.load(memory_order_acquire) == 0) futex(&rec->futex, FUTEX_WAIT, 0, nullptr);
         return rec->result;
@@ -76,11 +77,28 @@ int wait_external(wait_record* rec, std::uint32_t* lock, std::int64_t deadline_n
     }
 }
 
+// The same, listed in the registry of outside waits (core/outside.hpp) for
+// the deadlock detector while it lasts. Linked before the primitive's lock is
+// released, so a detector that sees the waker's side done also sees the wait.
+int wait_external(wait_record* rec, std::uint32_t* lock, std::int64_t deadline_ns, const char* what,
+                  const void* object) {
+    outside_wait ow;
+    ow.tid = self_tid();
+    ow.what = what;
+    ow.object = object;
+    ow.timed = deadline_ns != 0;
+    ow.rec = rec;
+    outside_wait_begin(&ow);
+    int rc = wait_futex(rec, lock, deadline_ns);
+    outside_wait_end(&ow);
+    return rc;
+}
+
 }  // namespace
 
 int wait(wait_record* rec, std::uint32_t* lock, std::int64_t deadline_ns, const char* what, const void* object) {
     worker* w = current_worker();
-    if (w == nullptr) return wait_external(rec, lock, deadline_ns);
+    if (w == nullptr) return wait_external(rec, lock, deadline_ns, what, object);
     ult* self = w->current;
     self->wait_kind = what;
     self->wait_object = object;

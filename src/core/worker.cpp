@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <climits>
 
+#include "core/deadlock.hpp"
+#include "core/outside.hpp"
 #include "core/runtime.hpp"
 #include "core/timer.hpp"
 #include "core/tunables.hpp"
@@ -59,7 +61,7 @@ std::uint64_t total_switches(runtime* rt) {
     return s;
 }
 
-// Parks w until woken, or until `deadline` (monotonic ns; INT64_MAX = none).
+// Parks w until woken (or, with a timer armed, until its deadline).
 // Returns the ult found on the final look, if any.
 ult* park(runtime* rt, worker* w) {
     {
@@ -83,22 +85,35 @@ ult* park(runtime* rt, worker* w) {
     }
     std::int64_t deadline = rt->timers->next_deadline();
     // The last worker to go to sleep with no timer armed may be looking at a
-    // deadlock: sleep for the grace period instead, then check.
+    // deadlock: sleep for the grace period instead, then ask the detector
+    // (deadlock.cpp); while it finds that a kernel thread outside weft could
+    // still wake someone, look again after longer and longer periods.
     bool last = rt->deadlock_detection && deadline == INT64_MAX &&
                 rt->sleepers.load(memory_order_relaxed) == rt->nworkers;
     std::uint64_t switches_before = last ? total_switches(rt) : 0;
-    if (last) deadline = monotonic_ns() + tun::deadlock_grace_ns;
+    std::uint64_t outside_gen = last ? outside_generation() : 0;
+    std::int64_t quiet_since = last ? monotonic_ns() : 0;
+    std::int64_t period = tun::deadlock_grace_ns;
+    if (last) deadline = quiet_since + period;
 
     w->parks.fetch_add(1, memory_order_relaxed);
-    while (w->wake_word.load(memory_order_acquire) == 0) {
-        futex_wait(&w->wake_word, 0, deadline);
-        if (deadline != INT64_MAX && monotonic_ns() >= deadline) break;
-    }
-    if (last && w->wake_word.load(memory_order_acquire) == 0 &&
-        rt->sleepers.load(memory_order_relaxed) == rt->nworkers && total_switches(rt) == switches_before &&
-        !rt->timers->pending() && !rt->stopping.load(memory_order_acquire) &&
-        !rt->inject_nonempty.load(memory_order_acquire)) {
-        report_deadlock();
+    for (;;) {
+        while (w->wake_word.load(memory_order_acquire) == 0) {
+            futex_wait(&w->wake_word, 0, deadline);
+            if (deadline != INT64_MAX && monotonic_ns() >= deadline) break;
+        }
+        if (!last || w->wake_word.load(memory_order_acquire) != 0 ||
+            rt->sleepers.load(memory_order_relaxed) != rt->nworkers || total_switches(rt) != switches_before ||
+            rt->timers->pending() || rt->stopping.load(memory_order_acquire) ||
+            rt->inject_nonempty.load(memory_order_acquire))
+            break;
+        std::int64_t now = monotonic_ns();
+        check_deadlock(rt, now - quiet_since, outside_gen);
+        outside_gen = outside_generation();
+        period = std::min(period * 2, tun::deadlock_recheck_max_ns);
+        // ... and once at the moment the warning is due.
+        std::int64_t warn_at = quiet_since + tun::deadlock_warn_ns;
+        deadline = now < warn_at ? std::min(now + period, warn_at) : now + period;
     }
     unpark_self(rt, w);
     return nullptr;
@@ -141,6 +156,7 @@ void notify_work() {
 // The body of every worker's idle ult. Runs until the runtime stops.
 void worker_idle_loop(worker* w) {
     runtime* rt = g_rt;
+    note_worker_thread(w->index);  // the deadlock detector tells weft's kernel threads from others
     for (;;) {
         std::int64_t idle_start = monotonic_ns();
         w->idle_now.store(true, memory_order_relaxed);

@@ -1,28 +1,42 @@
-// weft_mutex_t: a blocking mutex whose waiters are served first come, first
-// served, with direct hand-off: unlock gives the mutex to the first waiter
-// instead of letting a newcomer barge in. With user-level threads a hand-off
-// costs one switch (tens of ns), so the throughput that barging buys kernel
-// mutexes is small here, while hand-off makes waits bounded and fair.
+// weft_mutex_t: a blocking mutex. Waiters queue in arrival order; unlock
+// wakes the first waiter and leaves the mutex free, so that a running thread
+// may take it before the woken one has run (barging). A woken waiter that
+// finds the mutex taken queues again at the front. A waiter that has waited
+// longer than handoff_after_ns is handed the mutex directly instead, so every
+// wait stays bounded (Go's sync.Mutex "starvation mode" works the same way).
+//
+// Why not always hand off: the new owner is not running. Until its worker
+// switches to it, or for a kernel thread outside weft until the kernel wakes
+// it from its futex, nobody holds the critical section and everybody else
+// queues; the thread that unlocked relocks at once, queues behind it, and the
+// queue never drains: a lock convoy. With always-hand-off, 12 threads looping
+// on lock/unlock on 2 workers passed the mutex through the queue on every
+// operation once the convoy formed (all of them: 226,000 of 240,000 locks),
+// each hand-off waiting for its receiver to run (8 us for a weft thread, 14 us
+// for a kernel thread, means on a loaded 2-core host); with barging they run
+// at the uncontended rate. See docs/design/core.md, "Mutexes".
 //
 // state_: 0 unlocked, 1 locked, 2 locked and maybe waited on (slow unlock).
 // Fast paths (uncontended lock/unlock) are one CAS each, no spinlock.
+// Invariant: while the queue is not empty, state_ is 2, or a woken waiter is
+// on its way to retry under the spinlock (it then sets 2 or takes the mutex).
 //
-// Memory ordering: lock's CAS is acquire and unlock's CAS/store is release, so
-// the critical sections are ordered; on hand-off, the release/acquire pair of
-// the spinlock (unlocker releases it, the woken waiter's wake path acquires the
-// scheduler's queue lock after it) carries the order to the new owner.
+// Memory ordering: lock's CAS/exchange is acquire and unlock's CAS/store is
+// release, so the critical sections are ordered; on a direct hand-off, the
+// release/acquire pair of the spinlock (unlocker releases it, the woken
+// waiter's wake path acquires the scheduler's queue lock after it) carries the
+// order to the new owner.
 #include "sync/mutex.hpp"
 
 #include <cerrno>
 
+#include "core/outside.hpp"
 #include "core/runtime.hpp"
 #include "sync/wait_list.hpp"
 
 namespace weft::detail {
 
 namespace {
-
-thread_local char external_marker;
 
 constexpr std::uint32_t type_mask = 3;
 constexpr std::uint32_t depth_one = 4;  // recursion depth lives above the type bits
@@ -39,14 +53,22 @@ void unlink_waiter(wait_record* rec) {
     wait_list(m->head_, m->tail_).remove(rec);
 }
 
+// A waiter queued this long (since its first block) is handed the mutex
+// directly by the next unlock. Go's sync.Mutex uses the same 1 ms; guess: long
+// enough that hand-offs (and their wait for the receiver to run) stay rare,
+// short against any wait a user would notice.
+constexpr std::int64_t handoff_after_ns = 1'000'000;
+
 // Spins briefly before queueing when another worker holds the mutex: a
 // critical section of a few hundred ns ends sooner than a park/hand-off.
-bool spin_acquire(weft_mutex_t* m) {
+// Takes the mutex in state `taken`: a woken waiter takes it in state 2, since
+// others may still be queued behind it and only its unlock can wake them.
+bool spin_acquire(weft_mutex_t* m, std::uint32_t taken) {
     if (g_rt == nullptr || g_rt->nworkers == 1) return false;
     for (int i = 0; i < 64; ++i) {
         std::uint32_t expected = 0;
         if (state(m).load(memory_order_relaxed) == 0 &&
-            state(m).compare_exchange_weak(expected, 1, memory_order_acquire, memory_order_relaxed))
+            state(m).compare_exchange_weak(expected, taken, memory_order_acquire, memory_order_relaxed))
             return true;
         cpu_relax();
     }
@@ -57,7 +79,7 @@ bool spin_acquire(weft_mutex_t* m) {
 
 void* owner_self() {
     worker* w = current_worker();
-    return w != nullptr ? static_cast<void*>(w->current) : static_cast<void*>(&external_marker);
+    return w != nullptr ? static_cast<void*>(w->current) : outside_owner_id(self_tid());
 }
 
 int mutex_lock(weft_mutex_t* m, void* self, std::int64_t deadline_ns) {
@@ -76,28 +98,41 @@ int mutex_lock(weft_mutex_t* m, void* self, std::int64_t deadline_ns) {
         // A normal mutex relocked by its owner deadlocks, as Pthreads says; the
         // deadlock detector will report it.
     }
-    if (spin_acquire(m)) {
-        owner(m).store(self, memory_order_relaxed);
-        return 0;
-    }
-    spinlock_ref lk(m->lock_);
-    lk.lock();
-    if (state(m).exchange(2, memory_order_acquire) == 0) {
-        // Released meanwhile, and nobody queued (they would hold lk): ours.
-        // State stays 2, so our unlock takes the slow path once: harmless.
-        lk.unlock();
-        owner(m).store(self, memory_order_relaxed);
-        return 0;
-    }
-    if (deadline_ns != 0 && deadline_ns <= monotonic_ns()) {
-        lk.unlock();
-        return ETIMEDOUT;
-    }
     wait_record rec;
-    rec.owner_id = self;  // who becomes owner on hand-off
-    wait_list(m->head_, m->tail_).push_back(&rec, m, &unlink_waiter);
-    // On a normal wake-up the unlocker has made us the owner already.
-    return wait(&rec, &m->lock_, deadline_ns, "weft_mutex_lock", m);
+    rec.owner_id = self;  // who becomes owner on a direct hand-off
+    std::int64_t since = 0;  // when we first queued
+    for (;;) {
+        if (spin_acquire(m, since == 0 ? 1 : 2)) break;
+        spinlock_ref lk(m->lock_);
+        lk.lock();
+        wait_list q(m->head_, m->tail_);
+        // Taken here if free: a woken waiter and a newcomer alike. Otherwise
+        // state 2 makes the holder's unlock wake the front of the queue.
+        if (state(m).exchange(2, memory_order_acquire) == 0) {
+            if (q.empty()) state(m).store(1, memory_order_relaxed);  // our unlock stays fast
+            lk.unlock();
+            break;
+        }
+        if (deadline_ns != 0 && deadline_ns <= monotonic_ns()) {
+            lk.unlock();
+            return ETIMEDOUT;
+        }
+        if (since == 0) {
+            since = monotonic_ns();
+            q.push_back(&rec, m, &unlink_waiter);
+        } else {
+            q.push_front(&rec, m, &unlink_waiter);  // woken but beaten to it: keep our place
+        }
+        // rec.tag: when we first queued (never 0); the unlocker sets it to 0
+        // when it hands us the mutex.
+        rec.tag = static_cast<std::uintptr_t>(since);
+        rec.futex.store(0, memory_order_relaxed);  // a kernel thread outside weft waits on it again
+        int rc = wait(&rec, &m->lock_, deadline_ns, "weft_mutex_lock", m);
+        if (rec.tag == 0) return 0;  // the unlocker made us the owner
+        if (rc != 0) return rc;
+    }
+    owner(m).store(self, memory_order_relaxed);
+    return 0;
 }
 
 int mutex_unlock(weft_mutex_t* m, void* self) {
@@ -122,9 +157,15 @@ int mutex_unlock(weft_mutex_t* m, void* self) {
         lk.unlock();
         return 0;
     }
-    // Hand-off: the mutex stays locked, now owned by the first waiter.
-    state(m).store(q.empty() ? 1 : 2, memory_order_relaxed);
-    owner(m).store(next->owner_id, memory_order_relaxed);
+    if (monotonic_ns() - static_cast<std::int64_t>(next->tag) >= handoff_after_ns) {
+        // It has waited long enough: the mutex stays locked, now its.
+        state(m).store(q.empty() ? 1 : 2, memory_order_relaxed);
+        owner(m).store(next->owner_id, memory_order_relaxed);
+        next->tag = 0;
+    } else {
+        // Free for whoever comes first; the woken waiter retries (lock above).
+        state(m).store(0, memory_order_release);
+    }
     lk.unlock();
     wake(next);
     return 0;

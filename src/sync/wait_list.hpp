@@ -24,6 +24,17 @@ public:
         rec->queue = owner;
         rec->unlink = unlink;
     }
+    // Links rec at the front (a waiter that keeps its place after a retry).
+    void push_front(wait_record* rec, void* owner, void (*unlink)(wait_record*)) {
+        rec->prev = nullptr;
+        rec->next = static_cast<wait_record*>(head_);
+        if (head_ != nullptr) static_cast<wait_record*>(head_)->prev = rec;
+        else tail_ = rec;
+        head_ = rec;
+        rec->linked = true;
+        rec->queue = owner;
+        rec->unlink = unlink;
+    }
     wait_record* pop_front() {
         auto* rec = static_cast<wait_record*>(head_);
         if (rec != nullptr) remove(rec);
@@ -43,8 +54,8 @@ private:
     void*& tail_;
 };
 
-// The identity of the caller as a lock owner: its ult, or for an external
-// kernel thread a per-thread marker address.
+// The identity of the caller as a lock owner: its ult, or for a kernel thread
+// outside weft its tagged tid (outside_owner_id, core/outside.hpp).
 void* owner_self();
 
 }  // namespace weft::detail

@@ -3,9 +3,10 @@
 // weft threads through the runtime's inject queue. Every test here mixes
 // std::thread with weft threads, hence the Concurrency suite name (TSan run).
 //
-// These programs rely on a kernel thread outside weft to wake weft threads, the
-// case docs/env.md gives for WEFT_DEADLOCK=off: a slow std::thread start on a
-// loaded machine must not be mistaken for a deadlock.
+// These programs rely on a kernel thread outside weft to wake weft threads, and
+// run under the default deadlock detector (WEFT_DEADLOCK=abort): it must not
+// take a slow kernel thread on a loaded machine for a deadlock
+// (deadlock_outside_test.cpp checks that in child processes).
 #include <atomic>
 #include <cerrno>
 #include <thread>
@@ -20,7 +21,7 @@ using namespace std::chrono_literals;
 class ExternalConcurrency : public wt::runtime_fixture {
 protected:
     void SetUp() override {
-        env_ = new wt::scoped_env("WEFT_DEADLOCK", "off");
+        env_ = new wt::scoped_env("WEFT_DEADLOCK", nullptr);
         wt::runtime_fixture::SetUp();
     }
     void TearDown() override {
