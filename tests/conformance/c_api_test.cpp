@@ -3,10 +3,14 @@
 // type fits in (size and alignment) its Pthreads counterpart, as the later
 // libweft-pthread shim needs to place a weft object inside a pthread one, and
 // that C and C++ see the same layouts.
+#include <link.h>
 #include <pthread.h>
 #include <semaphore.h>
 
 #include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 
 #include "support/weft_test.hpp"
 
@@ -104,10 +108,30 @@ TEST(Layout, zeroed_objects_equal_static_initializers) {
     EXPECT_TRUE(all_zero(&rw, sizeof rw));
 }
 
-TEST(Version, macros_are_defined) {
-    EXPECT_GE(WEFT_VERSION_MAJOR, 0);
-    EXPECT_GE(WEFT_VERSION_MINOR, 0);
-    EXPECT_GE(WEFT_VERSION_PATCH, 0);
+// The header's version is the version of the library the program loads: the
+// build names libweft.so.MAJOR.MINOR.PATCH after the same macros (the
+// top-level CMakeLists.txt reads them), so a header from one release used with
+// the library of another shows here.
+int find_libweft(dl_phdr_info* info, std::size_t, void* out) {
+    const char* name = info->dlpi_name;
+    if (name != nullptr && std::strstr(name, "libweft.so") != nullptr) {
+        *static_cast<std::string*>(out) = name;
+        return 1;
+    }
+    return 0;
+}
+
+TEST(Version, macros_name_the_loaded_library) {
+    std::string loaded;
+    ASSERT_NE(dl_iterate_phdr(&find_libweft, &loaded), 0) << "this binary did not load libweft.so";
+    char* real = realpath(loaded.c_str(), nullptr);
+    ASSERT_NE(real, nullptr) << loaded;
+    std::string file = real;
+    std::free(real);
+    file = file.substr(file.rfind('/') + 1);
+    const std::string expect = "libweft.so." + std::to_string(WEFT_VERSION_MAJOR) + "." +
+                               std::to_string(WEFT_VERSION_MINOR) + "." + std::to_string(WEFT_VERSION_PATCH);
+    EXPECT_EQ(file, expect) << "loaded from " << loaded;
 }
 
 }  // namespace

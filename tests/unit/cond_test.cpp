@@ -193,14 +193,17 @@ TEST_P(Cond, timedwait_signaled_before_deadline_returns_zero) {
     weft_mutex_t m = WEFT_MUTEX_INITIALIZER;
     weft_cond_t c = WEFT_COND_INITIALIZER;
     bool ready = false;
+    std::atomic<int> waiting{0};
     int rc = -1;
     weft_thread_t t = wt::go([&] {
         weft_mutex_lock(&m);
+        waiting = 1;
         timespec ts = wt::realtime_in(30s);
         while (!ready && rc != ETIMEDOUT) rc = weft_cond_timedwait(&c, &m, &ts);
         weft_mutex_unlock(&m);
     });
-    wt::settle();
+    // It holds the mutex: main gets it once the waiter waits.
+    wt::yield_until([&] { return waiting.load() == 1; });
     weft_mutex_lock(&m);
     ready = true;
     weft_cond_signal(&c);
@@ -304,17 +307,20 @@ TEST_P(Cond, recursive_mutex_depth_survives_wait) {
     weft_mutex_t m = wt::make_mutex(WEFT_MUTEX_RECURSIVE);
     weft_cond_t c = WEFT_COND_INITIALIZER;
     bool go = false;
+    std::atomic<int> waiting{0};
     int rc_wait = -1, unlocks_ok = 0, extra_unlock = 0;
     weft_thread_t t = wt::go([&] {
         weft_mutex_lock(&m);
         weft_mutex_lock(&m);
         weft_mutex_lock(&m);
+        waiting = 1;
         while (!go) rc_wait = weft_cond_wait(&c, &m);  // releases all three levels
         for (int i = 0; i < 3; ++i) unlocks_ok += weft_mutex_unlock(&m) == 0;
         extra_unlock = weft_mutex_unlock(&m);
     });
-    wt::settle();
-    // The waiter released the mutex entirely while waiting.
+    // Once the waiter holds the mutex, main gets it only when the wait has
+    // released all three levels.
+    wt::yield_until([&] { return waiting.load() == 1; });
     ASSERT_EQ(weft_mutex_lock(&m), 0);
     go = true;
     weft_cond_signal(&c);

@@ -147,11 +147,14 @@ TEST_P(Keys, deleted_key_destructor_does_not_run) {
     ASSERT_EQ(weft_key_create(&k, &counting_dtor), 0);
     weft_sem_t s;
     weft_sem_init(&s, 0);
+    std::atomic<int> set{0};
     weft_thread_t t = wt::go([&] {
-        weft_setspecific(k, reinterpret_cast<void*>(9));
+        EXPECT_EQ(weft_setspecific(k, reinterpret_cast<void*>(9)), 0);
+        set = 1;
         weft_sem_wait(&s);
     });
-    wt::settle();
+    // The thread holds a value for k when k is deleted.
+    wt::yield_until([&] { return set.load() == 1; });
     ASSERT_EQ(weft_key_delete(k), 0);
     weft_sem_post(&s);
     wt::join(t);

@@ -1,12 +1,14 @@
 // Class: requirement, negative. weft_init / weft_finalize / implicit start, the
 // runtime queries, and who may stop the runtime (weft.h, "Runtime").
-#include <pthread.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <thread>
+#include <vector>
 
 #include "support/weft_test.hpp"
 
@@ -216,63 +218,65 @@ TEST_F(Runtime, worker_ids_are_in_range) {
 // worker 0, "so the process ends on the kernel thread it began on".
 class RuntimeConcurrency : public Runtime {};
 
-void busy_spin_ns(std::int64_t ns) {
-    std::int64_t end = wt::now_ns() + ns;
-    while (wt::now_ns() < end) {
-    }
-}
+// Makes main resume on a worker other than 0, by construction, and returns
+// that worker and the kernel thread main ran on there. Main waits on a semaphore that only a thread running on worker 0
+// posts; that thread then keeps worker 0 (it spins, with no scheduling point)
+// until main has resumed, so another worker must run main. The other threads
+// (twice as many as workers, so the run queue is never empty) yield until one
+// of them finds itself on worker 0, which runs them once main waits.
+struct resumed_on {
+    int worker;
+    pid_t tid;
+};
 
-// Makes main block and yield while other workers are busy, so that it is
-// likely to resume elsewhere; returns how often it did.
-int migrate_main_around() {
-    weft_sem_t ping, pong;
-    weft_sem_init(&ping, 0);
-    weft_sem_init(&pong, 0);
-    const int rounds = 200, helpers = 3;
+// The calling kernel thread. Not pthread_self(): glibc declares it const, so
+// the compiler may reuse a value read on another kernel thread before a switch.
+pid_t kernel_tid() { return static_cast<pid_t>(syscall(SYS_gettid)); }
+
+resumed_on move_main_off_worker_0() {
+    weft_sem_t resume;
+    EXPECT_EQ(weft_sem_init(&resume, 0), 0);
+    std::atomic<bool> claimed{false}, resumed{false};
     std::vector<weft_thread_t> ts;
-    for (int i = 0; i < helpers; ++i)
+    for (int i = 0; i < 2 * weft_num_workers(); ++i)
         ts.push_back(wt::go([&] {
-            for (int k = 0; k < rounds; ++k) {
-                weft_sem_wait(&ping);
-                busy_spin_ns(50'000);  // keep this worker busy so the others take work
-                weft_sem_post(&pong);
+            while (!claimed.load()) {
+                if (weft_worker_id() == 0 && !claimed.exchange(true)) {
+                    EXPECT_EQ(weft_sem_post(&resume), 0);
+                    while (!resumed.load()) {
+                    }
+                    return;
+                }
+                weft_thread_yield();
             }
         }));
-    int moved = 0;
-    for (int k = 0; k < rounds; ++k) {
-        for (int i = 0; i < helpers; ++i) weft_sem_post(&ping);
-        for (int i = 0; i < helpers; ++i) {
-            weft_sem_wait(&pong);
-            if (weft_worker_id() != 0) ++moved;
-        }
-    }
+    EXPECT_EQ(weft_sem_wait(&resume), 0);
+    const resumed_on r{weft_worker_id(), kernel_tid()};
+    resumed = true;
     for (auto t : ts) wt::join(t);
-    return moved;
+    EXPECT_EQ(weft_sem_destroy(&resume), 0);
+    return r;
 }
 
 TEST_F(RuntimeConcurrency, finalize_returns_on_the_initial_kernel_thread) {
-    for (int attempt = 0; attempt < 3; ++attempt) {
-        weft_config_t cfg = wt::config(4, "fifo");
-        ASSERT_EQ(weft_init(&cfg), 0);
-        const pthread_t kthread = pthread_self();
-        int moved = migrate_main_around();
-        bool elsewhere = weft_worker_id() != 0;
-        ASSERT_EQ(weft_finalize(), 0);
-        EXPECT_TRUE(pthread_equal(pthread_self(), kthread))
-            << "weft_finalize returned on another kernel thread (main had moved " << moved << " times)";
-        if (elsewhere) break;  // the interesting case happened
-    }
+    weft_config_t cfg = wt::config(4, "fifo");
+    ASSERT_EQ(weft_init(&cfg), 0);
+    const pid_t initial = kernel_tid();
+    ASSERT_EQ(weft_worker_id(), 0);
+    const resumed_on r = move_main_off_worker_0();
+    ASSERT_NE(r.worker, 0) << "main resumed on worker 0, which another thread held";
+    ASSERT_NE(r.tid, initial) << "main resumed on worker " << r.worker << " but on the initial kernel thread";
+    ASSERT_EQ(weft_finalize(), 0);
+    EXPECT_EQ(kernel_tid(), initial) << "weft_finalize returned on another kernel thread (main was on worker "
+                                     << r.worker << ")";
 }
 
 TEST_F(RuntimeConcurrency, main_may_resume_on_any_worker_and_keeps_working) {
     weft_config_t cfg = wt::config(4, "fifo");
     ASSERT_EQ(weft_init(&cfg), 0);
-    (void)migrate_main_around();
-    // Wherever main runs now, it is still thread 1 and may create and join.
+    ASSERT_NE(move_main_off_worker_0().worker, 0) << "main resumed on worker 0, which another thread held";
+    // On another worker, main is still thread 1 and may create and join.
     EXPECT_EQ(weft_thread_id(weft_thread_self()), 1u);
-    int w = weft_worker_id();
-    EXPECT_GE(w, 0);
-    EXPECT_LT(w, 4);
     int v = 0;
     wt::join(wt::go([&] { v = 1; }));
     EXPECT_EQ(v, 1);

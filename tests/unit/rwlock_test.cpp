@@ -78,6 +78,18 @@ TEST_P(RwLock, writer_excludes_everyone) {
     ASSERT_EQ(weft_rwlock_unlock(&rw), 0);
 }
 
+// While main reads, a reader that tries the lock fails only if someone
+// waits (arrivals queue behind waiters): this tells, on any number of workers,
+// that the writer has queued.
+bool writer_waits(weft_rwlock_t* rw) {
+    int rc = on_other_thread([&] {
+        int r = weft_rwlock_tryrdlock(rw);
+        if (r == 0) weft_rwlock_unlock(rw);
+        return r;
+    });
+    return rc == EBUSY;
+}
+
 TEST_P(RwLock, writer_blocks_until_readers_leave) {
     weft_rwlock_t rw = WEFT_RWLOCK_INITIALIZER;
     ASSERT_EQ(weft_rwlock_rdlock(&rw), 0);
@@ -87,7 +99,7 @@ TEST_P(RwLock, writer_blocks_until_readers_leave) {
         wrote = 1;
         weft_rwlock_unlock(&rw);
     });
-    wt::settle();
+    ASSERT_TRUE(wt::yield_until([&] { return writer_waits(&rw); }));
     EXPECT_EQ(wrote.load(), 0);
     ASSERT_EQ(weft_rwlock_unlock(&rw), 0);
     wt::join(t);
@@ -200,16 +212,20 @@ TEST_P(RwLock, timed_variants_succeed_before_deadline) {
     weft_rwlock_t rw = WEFT_RWLOCK_INITIALIZER;
     ASSERT_EQ(weft_rwlock_wrlock(&rw), 0);
     int rc_r = -1, rc_w = -1;
+    std::atomic<int> calling{0};
     weft_thread_t t1 = wt::go([&] {
         timespec ts = wt::realtime_in(30s);
+        calling.fetch_add(1);
         rc_r = weft_rwlock_timedrdlock(&rw, &ts);
         if (rc_r == 0) weft_rwlock_unlock(&rw);
     });
     weft_thread_t t2 = wt::go([&] {
         timespec ts = wt::realtime_in(30s);
+        calling.fetch_add(1);
         rc_w = weft_rwlock_timedwrlock(&rw, &ts);
         if (rc_w == 0) weft_rwlock_unlock(&rw);
     });
+    wt::yield_until([&] { return calling.load() == 2; });
     wt::settle();
     ASSERT_EQ(weft_rwlock_unlock(&rw), 0);
     wt::join(t1);

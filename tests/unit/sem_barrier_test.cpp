@@ -61,11 +61,15 @@ TEST_P(Sem, post_at_max_is_eoverflow) {
 TEST_P(Sem, wait_blocks_until_post) {
     weft_sem_t s;
     weft_sem_init(&s, 0);
-    std::atomic<int> passed{0};
+    std::atomic<int> calling{0}, passed{0};
     weft_thread_t t = wt::go([&] {
+        calling = 1;
         weft_sem_wait(&s);
         passed = 1;
     });
+    // The waiter has reached its wait (on several workers it may not even
+    // have started yet); settle then gives it time to block.
+    wt::yield_until([&] { return calling.load() == 1; });
     wt::settle();
     EXPECT_EQ(passed.load(), 0);
     weft_sem_post(&s);
@@ -88,10 +92,13 @@ TEST_P(Sem, timedwait_succeeds_when_posted_before_deadline) {
     weft_sem_t s;
     weft_sem_init(&s, 0);
     int rc = -1;
+    std::atomic<int> calling{0};
     weft_thread_t t = wt::go([&] {
         timespec ts = wt::realtime_in(30s);
+        calling = 1;
         rc = weft_sem_timedwait(&s, &ts);
     });
+    wt::yield_until([&] { return calling.load() == 1; });
     wt::settle();
     weft_sem_post(&s);
     wt::join(t);
@@ -137,7 +144,12 @@ TEST_P(SemOneWorker, waiters_are_served_in_arrival_order) {
 TEST_P(Sem, destroy_with_waiters_is_ebusy) {
     weft_sem_t s;
     weft_sem_init(&s, 0);
-    weft_thread_t t = wt::go([&] { weft_sem_wait(&s); });
+    std::atomic<int> calling{0};
+    weft_thread_t t = wt::go([&] {
+        calling = 1;
+        weft_sem_wait(&s);
+    });
+    wt::yield_until([&] { return calling.load() == 1; });
     wt::settle();
     EXPECT_EQ(weft_sem_destroy(&s), EBUSY);
     weft_sem_post(&s);
@@ -247,7 +259,12 @@ TEST_P(Barrier, main_thread_takes_part) {
 TEST_P(Barrier, destroy_with_waiters_is_ebusy) {
     weft_barrier_t b;
     ASSERT_EQ(weft_barrier_init(&b, 2), 0);
-    weft_thread_t t = wt::go([&] { weft_barrier_wait(&b); });
+    std::atomic<int> calling{0};
+    weft_thread_t t = wt::go([&] {
+        calling = 1;
+        weft_barrier_wait(&b);
+    });
+    wt::yield_until([&] { return calling.load() == 1; });
     wt::settle();
     EXPECT_EQ(weft_barrier_destroy(&b), EBUSY);
     weft_barrier_wait(&b);

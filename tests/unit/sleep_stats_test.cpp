@@ -46,17 +46,33 @@ TEST_P(Sleep, nanosleep_bad_timespec_is_einval) {
     EXPECT_EQ(weft_nanosleep(nullptr, nullptr), EINVAL);
 }
 
+// The sleeper's own worker runs another thread while it sleeps, on any number
+// of workers: the sleeper announces the worker it sleeps on, and threads that
+// yield in a loop (twice as many as workers, so some are always ready) look
+// for one that runs on that worker while the announcement stands. If a sleep
+// held its worker, no thread could run there between the announcement and its
+// withdrawal (both made by the sleeper on that worker), and the sleeper would
+// sleep again for ever: the watchdog fails the test.
 TEST_P(Sleep, sleeper_blocks_only_itself) {
-    std::atomic<int> other_done{0};
-    int seen_when_woken = -1;
+    std::atomic<int> asleep_on{-1};
+    std::atomic<bool> seen{false};
     weft_thread_t sleeper = wt::go([&] {
-        weft_sleep_ns(200'000'000);
-        seen_when_woken = other_done.load();
+        while (!seen.load()) {
+            asleep_on = weft_worker_id();
+            EXPECT_EQ(weft_sleep_ns(100'000), 0);
+            asleep_on = -1;
+        }
     });
-    weft_thread_t other = wt::go([&] { other_done = 1; });
-    wt::join(other);
+    std::vector<weft_thread_t> lookers;
+    for (int i = 0; i < 2 * workers(); ++i)
+        lookers.push_back(wt::go([&] {
+            while (!seen.load()) {
+                if (asleep_on.load() == weft_worker_id()) seen = true;
+                else weft_thread_yield();
+            }
+        }));
+    for (auto t : lookers) wt::join(t);
     wt::join(sleeper);
-    EXPECT_EQ(seen_when_woken, 1) << "the worker did not run the other thread while one slept";
 }
 
 TEST_P(Sleep, many_sleepers_each_sleep_their_time) {
