@@ -1,6 +1,7 @@
 /* The paper's C shape (seed 004 §2): fInit, fCreatePoolSet, fCreatePools,
  * fCreateFilament, fStart, fReduce, fjFork/fjJoin — compiled as strict C11.
  * fil_c_api_test.cpp calls these functions. */
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@ static double grid_a[N][N], grid_b[N][N];
 static double (*oldg)[N] = grid_a, (*newg)[N] = grid_b;
 static weft_fil_red_t maxdiff;
 static int iterations;
+static int red_failed; /* a weft_fil_red_* call of the after function failed */
 
 static void jacobi(int i, int j, void *arg) {
     (void)arg;
@@ -25,11 +27,13 @@ static int convergence_check(void *arg) {
     double md = 0, zero = 0;
     double (*t)[N] = oldg;
     (void)arg;
-    weft_fil_reduce(maxdiff, WEFT_FIL_MAX, &md);
+    if (weft_fil_reduce(maxdiff, WEFT_FIL_MAX, &md) != 0 || weft_fil_red_set(maxdiff, &zero) != 0) {
+        red_failed = 1;
+        return WEFT_FIL_DONE;
+    }
     ++iterations;
     oldg = newg;
     newg = t;
-    weft_fil_red_set(maxdiff, &zero);
     return md < 1e-4 ? WEFT_FIL_DONE : WEFT_FIL_CONTINUE;
 }
 
@@ -44,6 +48,7 @@ int fil_c_jacobi(double *center, int *path, int by_rows) {
     oldg = grid_a;
     newg = grid_b;
     iterations = 0;
+    red_failed = 0;
     if (weft_fil_init() != 0) return -1;
     if (weft_fil_red_create(&maxdiff, WEFT_FIL_DOUBLE, 0, NULL) != 0) return -1;
     if (weft_fil_poolset_create(&ps, jacobi, convergence_check, NULL) != 0) return -1;
@@ -56,11 +61,10 @@ int fil_c_jacobi(double *center, int *path, int by_rows) {
             for (j = 1; j < N - 1; ++j) weft_fil_create(pools[(i - 1) * w / (N - 2)], i, j);
         }
     }
-    if (weft_fil_start() != 0) return -1;
+    if (weft_fil_start() != 0 || red_failed) return -1;
     *center = oldg[N / 2][N / 2];
     *path = weft_fil_pool_path(pools[0]);
-    weft_fil_poolset_destroy(ps);
-    weft_fil_red_destroy(maxdiff);
+    if (weft_fil_poolset_destroy(ps) != 0 || weft_fil_red_destroy(maxdiff) != 0) return -1;
     return iterations;
 }
 
@@ -117,23 +121,16 @@ int fil_c_reduce_ops(void) {
     if (weft_fil_red_create(&ri, WEFT_FIL_INT64, 0, &one) != 0) return -1;
     if (weft_fil_red_create(&rd, WEFT_FIL_DOUBLE, 0, NULL) != 0) return -1;
     /* Every copy of ri is 1, every copy of rd is 0. */
-    weft_fil_reduce(ri, WEFT_FIL_SUM, &vi);
-    bad |= vi != weft_num_workers();
-    weft_fil_reduce(ri, WEFT_FIL_PROD, &vi);
-    bad |= vi != 1;
-    weft_fil_reduce(ri, WEFT_FIL_MIN, &vi);
-    bad |= vi != 1;
-    weft_fil_reduce(ri, WEFT_FIL_MAX, &vi);
-    bad |= vi != 1;
-    weft_fil_reduce(ri, WEFT_FIL_LAND, &vi);
-    bad |= vi != 1;
-    weft_fil_reduce(rd, WEFT_FIL_LOR, &vd);
-    bad |= vd != 0.0;
-    weft_fil_reduce(rd, WEFT_FIL_SUM, &vd);
-    bad |= vd != 0.0;
-    bad |= weft_fil_reduce(ri, 99, &vi) == 0;
-    weft_fil_red_destroy(ri);
-    weft_fil_red_destroy(rd);
+    bad |= weft_fil_reduce(ri, WEFT_FIL_SUM, &vi) != 0 || vi != weft_num_workers();
+    bad |= weft_fil_reduce(ri, WEFT_FIL_PROD, &vi) != 0 || vi != 1;
+    bad |= weft_fil_reduce(ri, WEFT_FIL_MIN, &vi) != 0 || vi != 1;
+    bad |= weft_fil_reduce(ri, WEFT_FIL_MAX, &vi) != 0 || vi != 1;
+    bad |= weft_fil_reduce(ri, WEFT_FIL_LAND, &vi) != 0 || vi != 1;
+    bad |= weft_fil_reduce(rd, WEFT_FIL_LOR, &vd) != 0 || vd != 0.0;
+    bad |= weft_fil_reduce(rd, WEFT_FIL_SUM, &vd) != 0 || vd != 0.0;
+    bad |= weft_fil_reduce(ri, 99, &vi) != EINVAL;
+    bad |= weft_fil_red_destroy(ri) != 0;
+    bad |= weft_fil_red_destroy(rd) != 0;
     return bad;
 }
 
