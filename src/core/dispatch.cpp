@@ -23,8 +23,7 @@ thread_local worker* tls_worker = nullptr;
 
 // True if w has work outside the policy: pinned ults, external wake-ups, timers.
 bool side_work(runtime* rt, worker* w) {
-    return w->inbox_nonempty.load(memory_order_relaxed) || rt->inject_nonempty.load(memory_order_relaxed) ||
-           rt->timers->pending();
+    return w->inbox.maybe_nonempty() || rt->inject.maybe_nonempty() || rt->timers->pending();
 }
 }  // namespace
 
@@ -46,33 +45,11 @@ void set_current_worker(worker* w) {
 // lock of the primitive its waiter waits on, which may be that very lock.
 ult* pick(worker* w, bool fire_timers) {
     runtime* rt = g_rt;
-    if (w->inbox_nonempty.load(memory_order_acquire)) {
-        lock_guard<spinlock> g(w->inbox_lock);
-        ult* t = w->inbox_head;
-        if (t != nullptr) {
-            w->inbox_head = t->q_next;
-            if (w->inbox_head == nullptr) {
-                w->inbox_tail = nullptr;
-                w->inbox_nonempty.store(false, memory_order_relaxed);
-            }
-            t->q_next = nullptr;
-            if (rt->policy->space.on_run != nullptr) rt->policy->space.on_run(rt->policy_state, w->index, t);
-            return t;
-        }
-    }
-    if (rt->inject_nonempty.load(memory_order_acquire)) {
-        lock_guard<spinlock> g(rt->inject_lock);
-        ult* t = rt->inject_head;
-        if (t != nullptr) {
-            rt->inject_head = t->q_next;
-            if (rt->inject_head == nullptr) {
-                rt->inject_tail = nullptr;
-                rt->inject_nonempty.store(false, memory_order_relaxed);
-            }
-            t->q_next = nullptr;
-            if (rt->policy->space.on_run != nullptr) rt->policy->space.on_run(rt->policy_state, w->index, t);
-            return t;
-        }
+    ult* t = w->inbox.pop();
+    if (t == nullptr) t = rt->inject.pop();
+    if (t != nullptr) {
+        if (rt->policy->space.on_run != nullptr) rt->policy->space.on_run(rt->policy_state, w->index, t);
+        return t;
     }
     if (fire_timers && rt->timers->pending()) rt->timers->fire_expired(w);
     return rt->policy->pick_next(rt->policy_state, w->index);
@@ -126,26 +103,12 @@ void make_ready(worker* w, ult* t, ready_reason why) {
     runtime* rt = g_rt;
     if (t->pinned_worker >= 0) {
         worker* target = rt->workers[t->pinned_worker].get();
-        {
-            lock_guard<spinlock> g(target->inbox_lock);
-            t->q_next = nullptr;
-            if (target->inbox_tail != nullptr) target->inbox_tail->q_next = t;
-            else target->inbox_head = t;
-            target->inbox_tail = t;
-            target->inbox_nonempty.store(true, memory_order_release);
-        }
+        target->inbox.push(t);
         if (target != w) wake_worker(target);
         return;
     }
     if (w == nullptr) {
-        {
-            lock_guard<spinlock> g(rt->inject_lock);
-            t->q_next = nullptr;
-            if (rt->inject_tail != nullptr) rt->inject_tail->q_next = t;
-            else rt->inject_head = t;
-            rt->inject_tail = t;
-            rt->inject_nonempty.store(true, memory_order_release);
-        }
+        rt->inject.push(t);
         notify_work();
         return;
     }

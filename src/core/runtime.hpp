@@ -72,10 +72,7 @@ struct runtime {
     atomic<bool> stopping{false};
 
     // Ults made ready by external kernel threads.
-    alignas(64) spinlock inject_lock;
-    ult* inject_head = nullptr;
-    ult* inject_tail = nullptr;
-    atomic<bool> inject_nonempty{false};
+    alignas(64) ult_queue inject;
 
     // Main (weft_finalize, or main's weft_thread_exit) waits on finalize_rec,
     // guarded by finalize_lock, until it is the last ult. finalize_waiting tells

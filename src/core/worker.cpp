@@ -39,7 +39,7 @@ void futex_wake(atomic<std::uint32_t>* word) {
 }
 
 bool may_have_work(runtime* rt, worker* w) {
-    if (w->inbox_nonempty.load(memory_order_relaxed) || rt->inject_nonempty.load(memory_order_relaxed)) return true;
+    if (w->inbox.maybe_nonempty() || rt->inject.maybe_nonempty()) return true;
     if (rt->timers->pending() && rt->timers->next_deadline() <= monotonic_ns()) return true;
     if (rt->policy->has_work != nullptr) return rt->policy->has_work(rt->policy_state, w->index);
     return true;  // no hint: let pick decide
@@ -105,7 +105,7 @@ ult* park(runtime* rt, worker* w) {
         if (!last || w->wake_word.load(memory_order_acquire) != 0 ||
             rt->sleepers.load(memory_order_relaxed) != rt->nworkers || total_switches(rt) != switches_before ||
             rt->timers->pending() || rt->stopping.load(memory_order_acquire) ||
-            rt->inject_nonempty.load(memory_order_acquire))
+            rt->inject.maybe_nonempty(memory_order_acquire))
             break;
         std::int64_t now = monotonic_ns();
         check_deadlock(rt, now - quiet_since, outside_gen);

@@ -12,6 +12,7 @@
 
 #include "arch/stack.hpp"
 #include "core/ult.hpp"
+#include "core/ult_queue.hpp"
 #include "sync/primitives.hpp"
 
 namespace weft::detail {
@@ -58,10 +59,7 @@ struct alignas(64) worker {
     alignas(64) atomic<std::uint32_t> wake_word{0};  // futex: 1 = woken
     bool parked = false;                              // guarded by runtime::park_lock
     atomic<bool> idle_now{false};                     // in its idle ult (not running a ult)
-    spinlock inbox_lock;                              // pinned ults ready for this worker
-    ult* inbox_head = nullptr;
-    ult* inbox_tail = nullptr;
-    atomic<bool> inbox_nonempty{false};
+    ult_queue inbox;                                  // pinned ults ready for this worker
 
     pthread_t kthread{};
     bool has_kthread = false;
