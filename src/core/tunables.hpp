@@ -21,22 +21,27 @@ namespace weft::detail::tun {
 
 // --- Workers and threads ----------------------------------------------------------
 
-// Highest worker count accepted from WEFT_WORKERS / weft_config_t.
+// Highest worker count accepted from WEFT_WORKERS / weft_config_t (workers;
+// per-worker tables such as the filament statistics are sized by it). Guess:
+// far above the machines weft targets, small enough for static tables.
 inline constexpr int max_workers = 1024;
 // Every worker may be hungry at once: the count of the filaments' hunger word
 // must stay below its lowest bias.
 static_assert(max_workers <= hunger_word::count_mask, "max_workers must fit the count of the hunger word");
 
-// Default usable stack bytes of a weft thread. Mapped lazily: a thread that uses
-// 2 KiB costs one or two touched pages, not 64 KiB. See docs/design/stacks-and-context.md.
+// Default usable stack bytes of a weft thread (small by default, as Narlikar &
+// Blelloch ask). Mapped lazily: a thread that uses 2 KiB costs one or two
+// touched pages, not 64 KiB. See docs/design/stacks-and-context.md.
 inline constexpr std::size_t default_stack_size = 64 * 1024;
-// Upper bound accepted for a stack size (WEFT_STACK_SIZE, attributes).
+// Upper bound accepted for a stack size, bytes (WEFT_STACK_SIZE, attributes).
+// Guess: a larger request is almost certainly a unit mistake.
 inline constexpr std::size_t max_stack_size = std::size_t(1) << 30;
 static_assert(WEFT_STACK_MIN <= default_stack_size && default_stack_size <= max_stack_size,
               "the default stack size must be an accepted one");
 
-// Stack of a worker's idle flow (the scheduling loop) when it cannot use the
-// kernel thread's own stack (worker 0, whose native stack belongs to main).
+// Stack bytes of a worker's idle flow (the scheduling loop) when it cannot use
+// the kernel thread's own stack (worker 0, whose native stack belongs to main).
+// Guess: the same as a thread's default stack.
 inline constexpr std::size_t idle_stack_size = 64 * 1024;
 
 // Free thread-handle slots a worker keeps (core/handle.hpp), and how many move
@@ -128,7 +133,7 @@ inline constexpr std::size_t heap_sample_step = 16 * 1024;
 // pruning a list holds at most fil_hungry_list_limit jobs plus the tree sends;
 // with pruning off, at most the forks outstanding along one recursion path
 // (fib(40): 40). A fork that finds the list full is pruned, so this bounds
-// memory, never correctness.
+// memory, never correctness. Guess.
 inline constexpr unsigned fil_list_capacity = 256;
 static_assert((fil_list_capacity & (fil_list_capacity - 1)) == 0, "fil_list_capacity must be a power of 2");
 
