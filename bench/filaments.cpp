@@ -1,4 +1,5 @@
-// weft-bench filaments — seed 004's application suite (apps/, apps/app.hpp):
+// weft-bench filaments — the Filaments paper's application suite (Lowenthal, Freeh & Andrews;
+// apps/, apps/app.hpp):
 // every application in its serial, coarse-grain, filaments and peer versions,
 // at each worker count, with the ratios the paper's Tables 1-4 report.
 //
@@ -302,14 +303,14 @@ int run(context& ctx) {
         }
         t.add_separator();
     }
-    ctx.print(t, "filaments: seed 004's applications, serial / coarse-grain / filaments / peers (medians, s)");
+    ctx.print(t, "filaments: the Filaments paper's applications, serial / coarse / filaments / peers (medians, s)");
     if (std::string w = build_warning(); !w.empty()) ctx.warn("%s", w.c_str());
     return 0;
 }
 
 registrar const reg{experiment{
     .name = "filaments",
-    .description = "seed 004's applications: serial, coarse-grain (a thread per core), filaments, OpenMP, oneTBB",
+    .description = "the Filaments paper's applications: serial, coarse-grain (a thread per core), filaments, peers",
     .details = "Runs each application of apps/ (--app NAME[,NAME...] or all) at its benchmark size (serial\n"
                "1-3 s; --size for one application, --demo-sizes for the smaller demo ones). At each --workers\n"
                "count the rounds of serial, coarse-grain, filaments and the peers are interleaved (round r\n"

@@ -1,4 +1,4 @@
-// weft-bench matmul: seed 000's divide-and-conquer matrix multiply (Figure 4)
+// weft-bench matmul: Narlikar & Blelloch's divide-and-conquer matrix multiply (Figure 4)
 // under every scheduler, beside the serial program and the same algorithm on
 // OpenMP tasks and oneTBB (Figures 5, 7 and 8 of the paper).
 //
@@ -317,13 +317,13 @@ int run(context& ctx) {
                        mib(peak), fmt_ratio(static_cast<double>(peak) / serial_heap), "-", "-", "-", "-", "-"});
         }
     }
-    ctx.print(t, "matmul: time and memory per scheduler (seed 000, Figures 5, 7, 8)");
+    ctx.print(t, "matmul: time and memory per scheduler (Narlikar & Blelloch, Figures 5, 7, 8)");
     return 0;
 }
 
 registrar const reg{experiment{
     .name = "matmul",
-    .description = "seed 000's divide-and-conquer matrix multiply: time, memory, threads live, T1/Tinf per scheduler",
+    .description = "Narlikar & Blelloch's divide-and-conquer matrix multiply: time, memory, live threads, T1/Tinf",
     .details = "C = A * B (n x n doubles) by 8 recursive forks with a temporary per level and a parallel add,\n"
                "serial kernel below --leaf. Runs the serial program, weft under each --sched at each --workers,\n"
                "fifo with small (16 KiB) and large (1 MiB) stacks, and the same algorithm on OpenMP tasks and\n"

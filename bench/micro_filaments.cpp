@@ -1,4 +1,4 @@
-// weft-bench micro: what a filament costs (seed 004), on the run's one worker.
+// weft-bench micro: what a filament costs (Lowenthal, Freeh & Andrews), on the run's one worker.
 //
 // Weft's own operations, with no peer row (Pthreads and Boost.Fiber have no
 // stateless threads). Each runs from the main weft thread on worker 0:

@@ -21,9 +21,9 @@ public:
     // run(i) runs copy i (each into a result of its own); the copies 1..W-1
     // run on kernel threads that live through every round, as weft's workers
     // do, so that each round finds them settled on their CPUs. (Created per
-    // round, a thread now and then started on its creator's CPU and ran its
-    // copy after the creator's: matmul's two copies reached 1.03x in one
-    // session-6 run where dfs reached 1.83x.)
+    // round, a thread now and then starts on its creator's CPU and runs its
+    // copy after the creator's, and the ceiling then reads far below what a
+    // parallel version of the same program reaches.)
     serial_copies(int copies, std::function<void(int)> run);
     ~serial_copies();
     serial_copies(serial_copies const&) = delete;

@@ -1,4 +1,4 @@
-"""Plots of weft-bench filaments: seed 004's Tables 1-4 as charts. One chart
+"""Plots of weft-bench filaments: the Filaments paper's Tables 1-4 as charts. One chart
 of speedup over serial per application and version (a group of bars per
 application, one chart per worker count, with the machine's ceiling: W serial
 copies at once), and one of the filaments version's
@@ -50,7 +50,7 @@ def plot_filaments(records, outdir, plt):
         ax.set_xticks(range(len(apps)))
         ax.set_xticklabels(apps, rotation=20, ha="right")
         ax.set_ylabel("speedup over serial (log)")
-        ax.set_title(f"seed 004's applications on {w} worker{'s' if w > 1 else ''}: speedup over serial", fontsize=11)
+        ax.set_title(f"Filaments applications on {w} worker{'s' if w > 1 else ''}: speedup over serial", fontsize=11)
         ax.grid(axis="y", alpha=0.3)
         ax.set_ylim(top=ax.get_ylim()[1] * 1.3)  # room for the legend above the bars
         ax.legend(frameon=False, ncol=len(versions) + 1)

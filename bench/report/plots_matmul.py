@@ -1,4 +1,4 @@
-"""Plots of weft-bench matmul: seed 000's Figure 7 (time and peak memory per
+"""Plots of weft-bench matmul: Narlikar & Blelloch's Figure 7 (time and peak memory per
 scheduler), one group of bars per worker count."""
 
 import os
@@ -42,7 +42,7 @@ def plot_matmul(records, outdir, plt):
         ax.set_xticklabels(labels, rotation=20, ha="right")
         ax.set_ylabel(ylabel)
         n = rows[0].get("n", "?")
-        ax.set_title(f"matmul n={n}: {title} (seed 000, Figure 7)", fontsize=11)
+        ax.set_title(f"matmul n={n}: {title} (Narlikar & Blelloch, Figure 7)", fontsize=11)
         ax.grid(axis="y", alpha=0.3)
         ax.legend(frameon=False)
         fig.tight_layout()
