@@ -8,7 +8,6 @@
 // (weft_thread_create_inplace), so spawning allocates nothing.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -46,14 +45,16 @@ inline void check(int rc, const char* what) {
 }
 
 // What a spawned thread keeps on its own stack: the closure until it has run,
-// then the result or the exception.
+// then the result or the exception. Only the thread, its joiner (collect) and
+// the release when its resources go back touch it: a task keeps no pointer
+// into it, so a task whose handle went stale never writes into a stack that
+// another thread now uses.
 template <class R, class F, class... Args>
 struct spawn_state {
     using result_t = std::conditional_t<std::is_void_v<R>, char, R>;
     std::optional<std::tuple<std::decay_t<F>, std::decay_t<Args>...>> closure;
     std::optional<result_t> value;
     std::exception_ptr exception;
-    std::atomic<bool> detached{false};
 
     static void* run(void* self) {
         auto* s = static_cast<spawn_state*>(self);
@@ -70,13 +71,15 @@ struct spawn_state {
         }
         // Captured arguments die when the thread ends, as with std::thread.
         s->closure.reset();
-        if (s->exception && s->detached.load(std::memory_order_acquire)) {
-            // Nobody will ever join a detached thread: same as std::thread.
-            std::terminate();
-        }
         return nullptr;
     }
-    static void release(void* self) { static_cast<spawn_state*>(self)->~spawn_state(); }
+    static void release(void* self) {
+        auto* s = static_cast<spawn_state*>(self);
+        // collect() takes the exception; one left here had nobody to join it
+        // (the thread was detached): it ends the program, as with std::thread.
+        if (s->exception) std::terminate();
+        s->~spawn_state();
+    }
 };
 
 template <class R>
@@ -89,7 +92,8 @@ template <class R, class State>
 void collect(void* storage, void* ctx) {
     auto* s = static_cast<State*>(storage);
     auto* out = static_cast<spawn_collect<R>*>(ctx);
-    out->exception = s->exception;
+    out->exception = std::move(s->exception);
+    s->exception = nullptr;
     if (s->value) out->value.emplace(std::move(*s->value));
 }
 }  // namespace d0
@@ -110,14 +114,12 @@ template <class R>
 class task {
 public:
     task() = default;
-    task(task&& o) noexcept
-        : handle_(std::exchange(o.handle_, WEFT_THREAD_NULL)), collect_(o.collect_), detached_flag_(o.detached_flag_) {}
+    task(task&& o) noexcept : handle_(std::exchange(o.handle_, WEFT_THREAD_NULL)), collect_(o.collect_) {}
     task& operator=(task&& o) noexcept {
         if (this != &o) {
             reset();
             handle_ = std::exchange(o.handle_, WEFT_THREAD_NULL);
             collect_ = o.collect_;
-            detached_flag_ = o.detached_flag_;
         }
         return *this;
     }
@@ -142,7 +144,6 @@ public:
     // the program (as with std::thread).
     void detach() {
         if (!joinable()) throw error(EINVAL, "weft::task::detach: not joinable");
-        detached_flag_->store(true, std::memory_order_release);
         detail::check(weft_thread_detach(std::exchange(handle_, WEFT_THREAD_NULL)), "weft_thread_detach");
     }
 
@@ -160,7 +161,6 @@ private:
 
     weft_thread_t handle_ = WEFT_THREAD_NULL;
     void (*collect_)(void*, void*) = nullptr;
-    std::atomic<bool>* detached_flag_ = nullptr;
 };
 
 // Starts f(args...) on a new weft thread.
@@ -180,7 +180,6 @@ auto spawn_with(const thread_options& opts, F&& f, Args&&... args)
                   "weft::spawn");
     auto* s = new (storage) state;
     t.collect_ = &detail::collect<R, state>;
-    t.detached_flag_ = &s->detached;
     try {
         s->closure.emplace(std::forward<F>(f), std::forward<Args>(args)...);
     } catch (...) {

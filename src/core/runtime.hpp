@@ -39,6 +39,7 @@
 
 #include "arch/stack.hpp"
 #include "core/env.hpp"
+#include "core/handle.hpp"
 #include "core/ult.hpp"
 #include "core/worker.hpp"
 #include "sched/policy.hpp"
@@ -56,6 +57,7 @@ struct runtime {
     std::vector<std::unique_ptr<worker>> workers;
     std::unique_ptr<arch::stack_pool> stacks;
     std::unique_ptr<timer_heap> timers;
+    handle_table handles;  // what every weft_thread_t of this runtime names
     ult* main = nullptr;
     bool deadlock_detection = true;
 

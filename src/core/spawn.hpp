@@ -1,4 +1,6 @@
-// weft::detail — creating ults (shared by the C API and the C++ weft::spawn).
+// weft::detail — creating and joining ults from inside the runtime (the C API,
+// the dummy threads of dfs, the filament servers). The lifetime itself is in
+// core/thread.cpp; its inline fast paths in core/thread.hpp.
 #pragma once
 
 #include <cstddef>
@@ -10,21 +12,23 @@ namespace weft::detail {
 struct worker;
 struct ult;
 
-// Creates (but does not start) a ult running fn(arg). If extra > 0, reserves
-// that many bytes (64-byte aligned) just below the control block at the top of
-// the ult's stack and returns their address in *extra_out: room for a C++
-// closure, with no allocation of its own. w: the calling worker or null.
+// Creates (but does not start) a ult running fn(arg), with a handle (u->handle)
+// that is joinable, or already claimed if attr asks for a detached thread. If
+// extra > 0, reserves that many bytes (64-byte aligned) just below the control
+// block at the top of the ult's stack and returns their address in *extra_out:
+// room for a C++ closure, with no allocation of its own. w: the calling worker
+// or null. attr is trusted (the C API checks it: check_attr in thread_api.cpp).
+// EAGAIN: no stack, or no handle left.
 [[nodiscard]] int create_ult(worker* w, const weft_attr_t* attr, void* (*fn)(void*), void* arg, std::size_t extra,
                              void** extra_out, ult** out);
 // Hands a created ult to the scheduler (the caller may be preempted by it).
 // To run it on one worker only (and outside the policy), set
 // u->pinned_worker before launching it.
 void launch_ult(worker* w, ult* u);
-// Joins t: waits for it to end, collects its result (retval, and collect(storage,
-// ctx) if given), recycles it.
+// Joins t, a joinable ult whose handle nobody else was given: claims it, waits
+// for it to end, collects its result (retval, and collect(storage, ctx) if
+// given), recycles it. EINVAL if its handle was already claimed.
 [[nodiscard]] int join_ult(ult* t, void** retval, void (*collect)(void*, void*), void* ctx);
-// Detaches t (reclaims it now if it has ended). EINVAL if detached or joined.
-[[nodiscard]] int detach_ult(ult* t);
 // Main waits until it is the only ult left.
 void wait_for_other_ults();
 // The overflow report for u, found when u switched out (see switch_inline).

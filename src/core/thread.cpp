@@ -1,20 +1,15 @@
-// weft::detail — ult lifetime, and the C API for threads.
-#include <sched.h>
+// weft::detail — thread lifetime: create, start, exit, join, detach, release.
+//
+// The C API over it (argument checks, handles, errno values) is thread_api.cpp;
+// the paths inlined into its hot calls are thread.hpp.
+#include "core/thread.hpp"
 
 #include <cerrno>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <new>
 
 #include "arch/context.hpp"
 #include "arch/fiber_sanitizer.hpp"
-#include "core/dispatch.hpp"
-#include "core/keys.hpp"
-#include "core/profile.hpp"
-#include "core/runtime.hpp"
-#include "core/spawn.hpp"
-#include "core/wait.hpp"
 #include "sync/asymmetric_fence.hpp"
 
 namespace weft::detail {
@@ -35,8 +30,6 @@ std::uint64_t next_id(runtime* rt, worker* w) {
 
 // Owner-only counter update: a relaxed load and store, no locked instruction.
 void bump(atomic<std::int64_t>& c, std::int64_t d) { c.store(c.load(memory_order_relaxed) + d, memory_order_relaxed); }
-
-[[noreturn, gnu::always_inline]] inline void end_thread(ult* self, void* retval);
 
 void ult_entry(void* arg) noexcept {
     worker* w = static_cast<worker*>(arg);
@@ -82,17 +75,6 @@ void check_finalize(runtime* rt, worker* w) {
     if (rec != nullptr) wake_from(w, rec);
 }
 
-inline void end_thread(ult* self, void* retval) {
-    if (self->key_values != nullptr) run_key_destructors(self);
-    self->retval = retval;
-    if (self->kind == ult_kind::main) {
-        // Pthreads semantics: the process ends when the last thread ends.
-        wait_for_other_ults();
-        std::exit(0);
-    }
-    exit_inline(current_worker());
-}
-
 }  // namespace
 
 std::int64_t live_ults(runtime* rt) {
@@ -132,13 +114,20 @@ int create_ult(worker* w, const weft_attr_t* attr, void* (*fn)(void*), void* arg
     std::uintptr_t tcb_addr = (top - sizeof(ult)) & ~std::uintptr_t(63);
     std::uintptr_t extra_addr = (tcb_addr - extra) & ~std::uintptr_t(63);
     ult* u = new (reinterpret_cast<void*>(tcb_addr)) ult;
+    bool detached = attr != nullptr && attr->detach_state == WEFT_CREATE_DETACHED;
+    u->handle = rt->handles.acquire(w != nullptr ? &w->handles : nullptr, u, /*claimed=*/detached);
+    if (u->handle == WEFT_THREAD_NULL) {
+        u->~ult();
+        rt->stacks->release(s, w != nullptr ? &w->stacks : nullptr);
+        return EAGAIN;
+    }
     u->stack = s;
     u->fn = fn;
     u->arg = arg;
     u->id = next_id(rt, w);
     u->name[0] = '\0';
     if (attr != nullptr) {
-        if (attr->detach_state == WEFT_CREATE_DETACHED) u->join_word.store(join_detached, memory_order_relaxed);
+        if (detached) u->join_word.store(join_detached, memory_order_relaxed);
         if (attr->name != nullptr) {
             std::strncpy(u->name, attr->name, sizeof u->name - 1);
             u->name[sizeof u->name - 1] = '\0';
@@ -166,18 +155,12 @@ int create_ult(worker* w, const weft_attr_t* attr, void* (*fn)(void*), void* arg
     return 0;
 }
 
-// Inlined into weft_thread_create (see start_inline).
-[[gnu::always_inline]] inline void launch_inline(worker* w, ult* u) {
-    u->started = true;
-    // A pinned ult goes to its worker's inbox, outside the policy.
-    if (w == nullptr || u->pinned_worker >= 0) make_ready(w, u, ready_reason::spawned);
-    else start_inline(w, u);
-}
-
 void launch_ult(worker* w, ult* u) { launch_inline(w, u); }
 
 void release_ult(worker* w, ult* u) {
     runtime* rt = g_rt;
+    // The handle first: from here on every copy of it is stale.
+    rt->handles.release(w != nullptr ? &w->handles : nullptr, u->handle);
     if (u->storage_release != nullptr) u->storage_release(u->storage);
     if (u->key_values != nullptr) free_key_values(u);
     arch::san_fiber_destroy(&u->san);
@@ -218,215 +201,20 @@ wait_record* leave(worker* w, ult* self) {
     return (s > join_detached) ? reinterpret_cast<wait_record*>(s) : nullptr;
 }
 
-// Inlined into weft_thread_join (see dispatch.hpp: fewer frames across the switch).
-[[gnu::always_inline]] inline int join_inline(ult* t, void** retval, void (*collect)(void*, void*), void* ctx) {
-    worker* w = current_worker();
-    if (w != nullptr && w->current == t) return EDEADLK;
-    std::uintptr_t s = t->join_word.load(memory_order_acquire);
-    if (s == join_running) {
-        wait_record rec;
-        // On a runtime of one worker the child can only exit on this worker,
-        // that is, not while we run: a plain store publishes us (the locked
-        // CAS would drain every store of the create before it: ~5 ns of the
-        // ~60 of a create+join). Joining or detaching t from another kernel
-        // thread at the same time is an error the caller made (as in Pthreads).
-        bool published;
-        if (w != nullptr && g_rt->nworkers == 1) {
-            t->join_word.store(reinterpret_cast<std::uintptr_t>(&rec), memory_order_relaxed);
-            published = true;
-        } else {
-            published = t->join_word.compare_exchange_strong(s, reinterpret_cast<std::uintptr_t>(&rec),
-                                                             memory_order_acq_rel, memory_order_acquire);
-        }
-        if (published) {
-            // The ending ult wakes us (or switches straight to us). The wake
-            // may come before we are suspended: see ult::suspended.
-            if (w != nullptr) {
-                ult* self = w->current;
-                self->wait_kind = "weft_thread_join";
-                self->wait_object = t;
-                block_inline(w, nullptr);
-                self->wait_kind = nullptr;
-                self->wait_object = nullptr;
-            } else {
-                wait(&rec, nullptr, 0, "weft_thread_join", t);
-            }
-            s = t->join_word.load(memory_order_acquire);
-        }
-    }
-    if (s == join_detached || s > join_detached) return EINVAL;  // detached, or joined by another
-    // exiting: its last switch is in progress; finished follows within instructions.
-    while ((s = t->join_word.load(memory_order_acquire)) != join_finished) cpu_relax();
-    if (retval != nullptr) *retval = t->retval;
-    if (collect != nullptr) collect(t->storage, ctx);
-    w = current_worker();
-    if (g_measure && w != nullptr) profile_join(w, w->current, t);
-    release_ult(w, t);
+int join_ult(ult* t, void** retval, void (*collect)(void*, void*), void* ctx) {
+    ult* claimed = nullptr;
+    if (int rc = g_rt->handles.claim(t->handle, &claimed); rc != 0) return rc;
+    join_claimed_inline(t, retval, collect, ctx);
     return 0;
 }
 
-int join_ult(ult* t, void** retval, void (*collect)(void*, void*), void* ctx) {
-    return join_inline(t, retval, collect, ctx);
-}
-
-int detach_ult(ult* t) {
+void detach_claimed(ult* t) {
     std::uintptr_t s = join_running;
-    if (t->join_word.compare_exchange_strong(s, join_detached, memory_order_acq_rel, memory_order_acquire)) return 0;
-    if (s == join_detached || s > join_detached) return EINVAL;
+    if (t->join_word.compare_exchange_strong(s, join_detached, memory_order_acq_rel, memory_order_acquire)) return;
     // It has ended (or is ending): nobody will join it, so reclaim it now.
     while (t->join_word.load(memory_order_acquire) != join_finished) cpu_relax();
     release_ult(current_worker(), t);
-    return 0;
 }
 
 }  // namespace weft::detail
 
-using namespace weft::detail;
-
-extern "C" {
-
-WEFT_API int weft_attr_init(weft_attr_t* attr) {
-    if (attr == nullptr) return EINVAL;
-    *attr = weft_attr_t{0, WEFT_CREATE_JOINABLE, 0, nullptr};
-    return 0;
-}
-WEFT_API int weft_attr_destroy(weft_attr_t* attr) { return attr == nullptr ? EINVAL : 0; }
-WEFT_API int weft_attr_setstacksize(weft_attr_t* attr, size_t size) {
-    if (attr == nullptr || size < WEFT_STACK_MIN || size > (std::size_t(1) << 30)) return EINVAL;
-    attr->stack_size = size;
-    return 0;
-}
-WEFT_API int weft_attr_getstacksize(const weft_attr_t* attr, size_t* size) {
-    if (attr == nullptr || size == nullptr) return EINVAL;
-    *size = attr->stack_size != 0 ? attr->stack_size : (g_rt != nullptr ? g_rt->cfg.stack_size : 0);
-    return 0;
-}
-WEFT_API int weft_attr_setdetachstate(weft_attr_t* attr, int state) {
-    if (attr == nullptr || (state != WEFT_CREATE_JOINABLE && state != WEFT_CREATE_DETACHED)) return EINVAL;
-    attr->detach_state = state;
-    return 0;
-}
-WEFT_API int weft_attr_getdetachstate(const weft_attr_t* attr, int* state) {
-    if (attr == nullptr || state == nullptr) return EINVAL;
-    *state = attr->detach_state;
-    return 0;
-}
-WEFT_API int weft_attr_setname(weft_attr_t* attr, const char* name) {
-    if (attr == nullptr) return EINVAL;
-    attr->name = name;
-    return 0;
-}
-
-WEFT_API int weft_thread_create(weft_thread_t* thread, const weft_attr_t* attr, void* (*fn)(void*), void* arg) {
-    if (thread == nullptr || fn == nullptr) return EINVAL;
-    if (attr != nullptr && ((attr->stack_size != 0 && attr->stack_size < WEFT_STACK_MIN) ||
-                            (attr->detach_state != WEFT_CREATE_JOINABLE && attr->detach_state != WEFT_CREATE_DETACHED)))
-        return EINVAL;
-    worker* w = ensure_runtime();
-    ult* u = nullptr;
-    if (int rc = create_ult(w, attr, fn, arg, 0, nullptr, &u); rc != 0) return rc;
-    *thread = to_handle(u);
-    launch_inline(w, u);
-    return 0;
-}
-
-WEFT_API int weft_thread_join(weft_thread_t thread, void** retval) {
-    if (thread == WEFT_THREAD_NULL) return ESRCH;
-    if (g_rt == nullptr) return ESRCH;
-    return join_inline(from_handle(thread), retval, nullptr, nullptr);
-}
-
-WEFT_API int weft_thread_create_inplace(weft_thread_t* thread, const weft_attr_t* attr, void* (*fn)(void*),
-                                        size_t storage_size, void** storage, void (*release)(void*)) {
-    if (thread == nullptr || fn == nullptr || storage == nullptr) return EINVAL;
-    if (attr != nullptr && ((attr->stack_size != 0 && attr->stack_size < WEFT_STACK_MIN) ||
-                            (attr->detach_state != WEFT_CREATE_JOINABLE && attr->detach_state != WEFT_CREATE_DETACHED)))
-        return EINVAL;
-    worker* w = ensure_runtime();
-    std::size_t stack = (attr != nullptr && attr->stack_size != 0) ? attr->stack_size : g_rt->cfg.stack_size;
-    if (storage_size > stack / 4) return EINVAL;
-    ult* u = nullptr;
-    void* extra = nullptr;
-    if (int rc = create_ult(w, attr, fn, nullptr, storage_size, &extra, &u); rc != 0) return rc;
-    u->arg = extra;
-    u->storage = extra;
-    u->storage_release = release;
-    *storage = extra;
-    *thread = to_handle(u);
-    return 0;
-}
-
-WEFT_API int weft_thread_start(weft_thread_t thread) {
-    if (thread == WEFT_THREAD_NULL) return ESRCH;
-    ult* u = from_handle(thread);
-    if (u->started || u->kind != ult_kind::regular) return EINVAL;
-    launch_ult(current_worker(), u);
-    return 0;
-}
-
-WEFT_API int weft_thread_join_inplace(weft_thread_t thread, void (*collect)(void*, void*), void* ctx) {
-    if (thread == WEFT_THREAD_NULL || g_rt == nullptr) return ESRCH;
-    return join_ult(from_handle(thread), nullptr, collect, ctx);
-}
-
-WEFT_API int weft_thread_detach(weft_thread_t thread) {
-    if (thread == WEFT_THREAD_NULL || g_rt == nullptr) return ESRCH;
-    ult* t = from_handle(thread);
-    if (t->kind != ult_kind::regular) return EINVAL;
-    return detach_ult(t);
-}
-
-WEFT_API void weft_thread_exit(void* retval) {
-    worker* w = ensure_runtime();
-    if (w == nullptr) {
-        std::fprintf(stderr, "weft: weft_thread_exit called from a kernel thread that is not a weft thread\n");
-        std::abort();
-    }
-    end_thread(w->current, retval);
-}
-
-WEFT_API int weft_thread_yield(void) {
-    worker* w = current_worker();
-    if (w == nullptr) {
-        if (g_rt == nullptr) w = ensure_runtime();
-        if (w == nullptr) {
-            sched_yield();
-            return 0;
-        }
-    }
-    yield(w);
-    return 0;
-}
-
-WEFT_API weft_thread_t weft_thread_self(void) {
-    worker* w = ensure_runtime();
-    return w != nullptr ? to_handle(w->current) : WEFT_THREAD_NULL;
-}
-
-WEFT_API int weft_thread_equal(weft_thread_t a, weft_thread_t b) { return a == b ? 1 : 0; }
-
-WEFT_API uint64_t weft_thread_id(weft_thread_t thread) {
-    return thread == WEFT_THREAD_NULL ? 0 : from_handle(thread)->id;
-}
-
-WEFT_API int weft_thread_setname(weft_thread_t thread, const char* name) {
-    if (thread == WEFT_THREAD_NULL) return ESRCH;
-    if (name == nullptr) return EINVAL;
-    ult* t = from_handle(thread);
-    std::strncpy(t->name, name, sizeof t->name - 1);
-    t->name[sizeof t->name - 1] = '\0';
-    return 0;
-}
-
-WEFT_API int weft_thread_getname(weft_thread_t thread, char* buf, size_t len) {
-    if (thread == WEFT_THREAD_NULL) return ESRCH;
-    if (buf == nullptr || len == 0) return ERANGE;
-    const ult* t = from_handle(thread);
-    std::size_t n = std::strlen(t->name);
-    if (n >= len) n = len - 1;
-    std::memcpy(buf, t->name, n);
-    buf[n] = '\0';
-    return 0;
-}
-
-}  // extern "C"

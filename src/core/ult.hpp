@@ -9,7 +9,10 @@
 //
 // A ult created with the default stack size lives at the top of its own stack
 // (one allocation for both, recycled together); main and the idle ults have their
-// control block on the heap.
+// control block on the heap. Programs never see a ult's address: a
+// weft_thread_t is an (index, generation) handle into the runtime's handle
+// table (core/handle.hpp), so a handle kept after its thread was joined or
+// detached is caught there instead of reaching whatever reuses the storage.
 #pragma once
 
 #include <cstddef>
@@ -28,6 +31,9 @@ struct wait_record;
 enum class ult_kind : std::uint8_t { regular, main, idle };
 
 // join_word states (anything else is the wait_record* of a blocked joiner).
+// Who may join or detach is settled before join_word is touched: the one
+// caller that claimed the thread's handle (core/handle.hpp). join_word is
+// between that caller and the thread's own end.
 inline constexpr std::uintptr_t join_running = 0;   // not finished, nobody joins
 inline constexpr std::uintptr_t join_exiting = 1;   // switching away for the last time
 inline constexpr std::uintptr_t join_finished = 2;  // ended; its stack may be reclaimed
@@ -72,6 +78,9 @@ struct ult {
 
     // --- Identity and entry --------------------------------------------------
     std::uint64_t id = 0;
+    // Its handle (core/handle.hpp); main's and the idle ults' are made by the
+    // first weft_thread_self() on them.
+    weft_thread_t handle = WEFT_THREAD_NULL;
     void* (*fn)(void*) = nullptr;
     void* arg = nullptr;
     void* retval = nullptr;
@@ -91,8 +100,5 @@ struct ult {
 
     char name[WEFT_THREAD_NAME_MAX];  // not zeroed by the constructor: set at create
 };
-
-inline ult* from_handle(weft_thread_t t) { return reinterpret_cast<ult*>(t); }
-inline weft_thread_t to_handle(ult* u) { return reinterpret_cast<weft_thread_t>(u); }
 
 }  // namespace weft::detail

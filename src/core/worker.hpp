@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "arch/stack.hpp"
+#include "core/handle.hpp"
 #include "core/ult.hpp"
 #include "core/ult_queue.hpp"
 #include "sync/primitives.hpp"
@@ -34,6 +35,7 @@ struct alignas(64) worker {
     bool in_handoff = false;           // the idle ult is in run_post_switch's handoff loop
     void* eh_globals = nullptr;        // this kernel thread's __cxa_eh_globals
     arch::stack_cache stacks;
+    handle_cache handles;              // free thread-handle slots
     std::uint64_t id_next = 0;         // ids handed out in blocks, no shared counter
     std::uint64_t id_end = 0;
     int index = 0;

@@ -169,6 +169,59 @@ TEST_P(Cxx, detach_runs_to_completion) {
     wt::yield_until([&] { return done.load() == 1; });
 }
 
+// The error code of what f throws, or 0 if it throws no weft::error.
+template <class F>
+int weft_error_of(F f) {
+    try {
+        f();
+    } catch (const weft::error& e) {
+        return e.code().value();
+    }
+    return 0;
+}
+
+// A task whose thread was joined through its native handle holds a stale
+// handle: join and detach throw ESRCH and touch nothing.
+TEST_P(Cxx, task_whose_handle_was_joined_elsewhere_throws_esrch) {
+    auto t = weft::spawn([] { return 5; });
+    ASSERT_EQ(weft_thread_join(t.native_handle(), nullptr), 0);
+    EXPECT_EQ(t.id(), 0u);
+    EXPECT_EQ(weft_error_of([&] { t.join(); }), ESRCH);
+    EXPECT_FALSE(t.joinable());
+    auto d = weft::spawn([] { return 6; });
+    ASSERT_EQ(weft_thread_join(d.native_handle(), nullptr), 0);
+    EXPECT_EQ(weft_error_of([&] { d.detach(); }), ESRCH);
+}
+
+TEST_P(Cxx, stale_task_leaves_the_thread_on_its_storage_alone) {
+    auto old_task = weft::spawn([] { return 1; });
+    weft_thread_t old_handle = old_task.native_handle();
+    ASSERT_EQ(weft_thread_join(old_handle, nullptr), 0);
+    // The next thread takes the freed stack (LIFO caches), its closure and
+    // result where the old thread's were.
+    weft::counting_semaphore go_on(0);
+    auto t = weft::spawn([&] {
+        go_on.acquire();
+        return 2;
+    });
+    EXPECT_NE(t.native_handle(), old_handle);
+    EXPECT_EQ(weft_error_of([&] { old_task.detach(); }), ESRCH);
+    go_on.release();
+    EXPECT_EQ(t.join(), 2);
+}
+
+TEST(CxxDeathTest, exception_escaping_a_detached_task_terminates) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_DEATH(
+        {
+            weft::runtime rt(weft::config{.workers = 1, .sched = "fifo"});
+            auto t = weft::spawn([] { throw std::runtime_error("nobody joins me"); });
+            t.detach();
+            for (;;) weft::this_thread::yield();
+        },
+        "terminate");
+}
+
 TEST_P(Cxx, join_of_non_joinable_throws_einval) {
     weft::task<int> t;
     try {

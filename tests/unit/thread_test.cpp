@@ -310,18 +310,19 @@ TEST_P(Thread, yield_alone_returns_zero) {
     for (int i = 0; i < 100; ++i) ASSERT_EQ(weft_thread_yield(), 0);
 }
 
-TEST_P(ThreadOneWorker, fifo_runs_parent_first_then_children_in_creation_order) {
+TEST_P(ThreadOneWorker, creation_order_follows_the_policy) {
     std::vector<int> order;
     std::vector<weft_thread_t> ts;
     for (int i = 0; i < 5; ++i) ts.push_back(wt::go([&order, i] { order.push_back(i); }));
-    order.push_back(-1);  // the parent went on without being preempted
+    order.push_back(-1);  // the parent's turn
     for (auto t : ts) wt::join(t);
-    ASSERT_EQ(order.size(), 6u);
-    EXPECT_EQ(order[0], -1);
-    if (std::string(sched()) == "fifo") {
+    const std::string s = sched();
+    if (s == "fifo") {  // the parent goes on; the children in creation order
         EXPECT_EQ(order, (std::vector<int>{-1, 0, 1, 2, 3, 4}));
-    } else {  // lifo: most recent first
+    } else if (s == "lifo") {  // the parent goes on; the most recent child first
         EXPECT_EQ(order, (std::vector<int>{-1, 4, 3, 2, 1, 0}));
+    } else {  // dfs, ws: each child runs at once, the parent after it
+        EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4, -1}));
     }
 }
 
@@ -509,6 +510,214 @@ TEST_P(Thread, many_threads_all_joined) {
     weft_stats_t s;
     ASSERT_EQ(weft_stats_get(&s), 0);
     EXPECT_EQ(s.threads_live, 1u);
+}
+
+// --- stale handles ------------------------------------------------------------------
+// A handle whose thread was joined, or detached and ended, names nothing: every
+// call on it returns ESRCH (weft_thread_id 0) and never reaches the thread that
+// reuses its storage.
+
+// Every handle call on `stale`, each expected to fail without effect.
+void expect_stale(weft_thread_t stale) {
+    void* r = reinterpret_cast<void*>(std::uintptr_t(0x5ca1ab1e));
+    EXPECT_EQ(weft_thread_join(stale, &r), ESRCH);
+    EXPECT_EQ(r, reinterpret_cast<void*>(std::uintptr_t(0x5ca1ab1e))) << "a failed join must not write *retval";
+    EXPECT_EQ(weft_thread_join_inplace(stale, nullptr, nullptr), ESRCH);
+    EXPECT_EQ(weft_thread_detach(stale), ESRCH);
+    EXPECT_EQ(weft_thread_start(stale), ESRCH);
+    EXPECT_EQ(weft_thread_setname(stale, "stale"), ESRCH);
+    char buf[WEFT_THREAD_NAME_MAX];
+    EXPECT_EQ(weft_thread_getname(stale, buf, sizeof buf), ESRCH);
+    EXPECT_EQ(weft_thread_id(stale), 0u);
+    EXPECT_FALSE(weft_thread_equal(stale, weft_thread_self()));
+}
+
+TEST_P(Thread, second_join_is_esrch) {
+    weft_thread_t t;
+    ASSERT_EQ(weft_thread_create(&t, nullptr, &return_arg_plus_one, reinterpret_cast<void*>(6)), 0);
+    void* r = nullptr;
+    ASSERT_EQ(weft_thread_join(t, &r), 0);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(r), 7u);
+    expect_stale(t);
+}
+
+TEST_P(Thread, detach_after_join_is_esrch) {
+    weft_thread_t t = wt::go([] {});
+    wt::join(t);
+    EXPECT_EQ(weft_thread_detach(t), ESRCH);
+    EXPECT_EQ(weft_thread_join(t, nullptr), ESRCH);
+}
+
+TEST_P(Thread, join_after_a_detached_thread_ended_is_esrch) {
+    // The release callback runs when the thread's resources go back, after its
+    // handle has been retired: from then on the handle is stale.
+    static std::atomic<int> released;
+    released = 0;
+    weft_thread_t t;
+    void* storage = nullptr;
+    ASSERT_EQ(weft_thread_create_inplace(
+                  &t, nullptr, [](void*) -> void* { return nullptr; }, 64, &storage,
+                  [](void*) { released.fetch_add(1); }),
+              0);
+    ASSERT_EQ(weft_thread_detach(t), 0);
+    ASSERT_EQ(weft_thread_start(t), 0);
+    ASSERT_TRUE(wt::yield_until([&] { return released.load() == 1; }));
+    expect_stale(t);
+}
+
+TEST_P(Thread, handles_of_a_created_detached_thread_go_stale_when_it_ends) {
+    static std::atomic<int> released;
+    released = 0;
+    weft_attr_t attr;
+    weft_attr_init(&attr);
+    ASSERT_EQ(weft_attr_setdetachstate(&attr, WEFT_CREATE_DETACHED), 0);
+    weft_thread_t t;
+    void* storage = nullptr;
+    ASSERT_EQ(weft_thread_create_inplace(
+                  &t, &attr, [](void*) -> void* { return nullptr; }, 64, &storage,
+                  [](void*) { released.fetch_add(1); }),
+              0);
+    EXPECT_EQ(weft_thread_join(t, nullptr), EINVAL) << "alive and detached: Pthreads' EINVAL";
+    ASSERT_EQ(weft_thread_start(t), 0);
+    ASSERT_TRUE(wt::yield_until([&] { return released.load() == 1; }));
+    expect_stale(t);
+}
+
+// A thread waiting on a semaphore until released, then returning a value in
+// its in-place storage.
+struct parked_body {
+    static void* run(void* storage) {
+        auto* self = static_cast<parked_body*>(storage);
+        self->started.store(1);
+        weft_sem_wait(self->go_on);
+        return reinterpret_cast<void*>(self->value);
+    }
+    weft_sem_t* go_on;
+    std::uintptr_t value;
+    std::atomic<int> started{0};
+};
+
+// Creates (without starting) parked in-place threads until one gets the
+// storage at `wanted` (the stack pool hands back the stack a join just freed),
+// keeping the others, unstarted, in `others` so that each try takes another
+// stack. Returns that thread, its body in *body.
+weft_thread_t create_at(void* wanted, weft_sem_t* go_on, std::vector<weft_thread_t>* others, parked_body** body) {
+    for (int attempt = 0; attempt < 256; ++attempt) {
+        weft_thread_t t = WEFT_THREAD_NULL;
+        void* storage = nullptr;
+        if (weft_thread_create_inplace(&t, nullptr, &parked_body::run, sizeof(parked_body), &storage, nullptr) != 0)
+            return WEFT_THREAD_NULL;
+        *body = new (storage) parked_body{go_on, 2};
+        if (storage == wanted) return t;
+        others->push_back(t);
+    }
+    return WEFT_THREAD_NULL;
+}
+
+TEST_P(Thread, stale_handle_never_reaches_the_thread_that_reuses_its_storage) {
+    weft_sem_t go_on;
+    ASSERT_EQ(weft_sem_init(&go_on, 0), 0);
+    weft_thread_t old_t;
+    void* old_storage = nullptr;
+    ASSERT_EQ(weft_thread_create_inplace(&old_t, nullptr, &parked_body::run, sizeof(parked_body), &old_storage,
+                                         nullptr),
+              0);
+    new (old_storage) parked_body{&go_on, 1};
+    ASSERT_EQ(weft_thread_start(old_t), 0);
+    ASSERT_EQ(weft_sem_post(&go_on), 0);
+    void* old_r = nullptr;
+    ASSERT_EQ(weft_thread_join(old_t, &old_r), 0);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(old_r), 1u);
+
+    // A live thread on the same storage (the same stack, the same control block).
+    std::vector<weft_thread_t> others;
+    parked_body* body = nullptr;
+    weft_thread_t t = create_at(old_storage, &go_on, &others, &body);
+    ASSERT_NE(t, WEFT_THREAD_NULL) << "the stack pool never handed the joined thread's stack back";
+    ASSERT_EQ(weft_thread_setname(t, "new"), 0);
+    ASSERT_EQ(weft_thread_start(t), 0);
+    ASSERT_TRUE(wt::yield_until([&] { return body->started.load() == 1; }));
+
+    EXPECT_FALSE(weft_thread_equal(old_t, t));
+    // Detach before join: a runtime that let the stale handle through would mark
+    // the new thread detached, and the join would then fail at once instead of
+    // hanging on that thread.
+    EXPECT_EQ(weft_thread_detach(old_t), ESRCH);
+    EXPECT_EQ(weft_thread_setname(old_t, "stale"), ESRCH);
+    EXPECT_EQ(weft_thread_join(old_t, nullptr), ESRCH);
+    EXPECT_EQ(weft_thread_id(old_t), 0u);
+
+    // The new thread is untouched: still its name, still joinable, its own result.
+    char name[WEFT_THREAD_NAME_MAX] = "?";
+    EXPECT_EQ(weft_thread_getname(t, name, sizeof name), 0);
+    EXPECT_STREQ(name, "new");
+    EXPECT_NE(weft_thread_id(t), 0u);
+    ASSERT_EQ(weft_sem_post(&go_on), 0);
+    void* r = nullptr;
+    EXPECT_EQ(weft_thread_join(t, &r), 0);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(r), 2u);
+    for (weft_thread_t o : others) {
+        ASSERT_EQ(weft_thread_start(o), 0);
+        ASSERT_EQ(weft_sem_post(&go_on), 0);
+        EXPECT_EQ(weft_thread_join(o, nullptr), 0);
+    }
+}
+
+TEST_P(Thread, main_is_neither_joinable_nor_detachable) {
+    weft_thread_t main_t = weft_thread_self();
+    EXPECT_EQ(wt::on_other_thread([&] { return weft_thread_join(main_t, nullptr); }), EINVAL);
+    EXPECT_EQ(wt::on_other_thread([&] { return weft_thread_detach(main_t); }), EINVAL);
+    EXPECT_EQ(weft_thread_id(main_t), 1u) << "main's handle is still valid";
+}
+
+// Two weft threads race to join or detach each target: one wins (0), the other
+// gets EINVAL (claimed) or ESRCH (already recycled), and nothing else happens:
+// every target's result is collected exactly once, no thread is touched twice.
+TEST_P(Thread, racing_joins_and_detaches_have_one_winner) {
+    constexpr int rounds = 300;
+    std::atomic<int> collected{0}, detached{0}, refused{0}, other{0};
+    for (int i = 0; i < rounds; ++i) {
+        weft_thread_t target = wt::go([] { weft_thread_yield(); });
+        std::atomic<int> ready{0};
+        auto racer = [&](bool join) {
+            ready.fetch_add(1);
+            while (ready.load() < 2) weft_thread_yield();
+            int rc = join ? weft_thread_join(target, nullptr) : weft_thread_detach(target);
+            if (rc == 0) (join ? collected : detached).fetch_add(1);
+            else if (rc == EINVAL || rc == ESRCH) refused.fetch_add(1);
+            else other.fetch_add(1);
+        };
+        weft_thread_t a = wt::go([&] { racer(true); });
+        weft_thread_t b = wt::go([&] { racer(i % 2 == 0); });
+        wt::join(a);
+        wt::join(b);
+    }
+    EXPECT_EQ(collected.load() + detached.load(), rounds);
+    EXPECT_EQ(refused.load(), rounds);
+    EXPECT_EQ(other.load(), 0);
+    weft_stats_t st{};
+    EXPECT_TRUE(wt::yield_until([&] { return weft_stats_get(&st) == 0 && st.threads_live == 1; }));
+}
+
+// A handle kept across weft_finalize and weft_init names nothing in the new runtime.
+TEST(ThreadRuntimes, a_handle_from_an_earlier_runtime_is_stale) {
+    ASSERT_EQ(weft_is_initialized(), 0);
+    weft_config_t cfg = wt::config(1, "fifo");
+    ASSERT_EQ(weft_init(&cfg), 0);
+    weft_thread_t old_t = wt::go([] {});
+    wt::join(old_t);
+    ASSERT_EQ(weft_finalize(), 0);
+    EXPECT_EQ(weft_thread_join(old_t, nullptr), ESRCH) << "no runtime";
+    ASSERT_EQ(weft_init(&cfg), 0);
+    weft_sem_t go_on;
+    ASSERT_EQ(weft_sem_init(&go_on, 0), 0);
+    weft_thread_t t = wt::go([&] { weft_sem_wait(&go_on); });
+    EXPECT_FALSE(weft_thread_equal(old_t, t));
+    EXPECT_EQ(weft_thread_detach(old_t), ESRCH);
+    EXPECT_EQ(weft_thread_join(old_t, nullptr), ESRCH);
+    weft_sem_post(&go_on);
+    EXPECT_EQ(weft_thread_join(t, nullptr), 0);
+    ASSERT_EQ(weft_finalize(), 0);
 }
 
 }  // namespace
