@@ -1,5 +1,5 @@
 // fib on OpenMP tasks, a task at every call (the same code as the filaments
-// version: seed 004's comparison is of the runtimes, not of cut-offs).
+// version: the Filaments paper's comparison is of the runtimes, not of cut-offs).
 #include <omp.h>
 
 #include "apps/fib/fib_instance.hpp"

@@ -230,7 +230,7 @@ int read_settings(const weft_config_t* cfg, settings* out) {
         s.stack_size = tun::default_stack_size;
     }
 
-    // Memory quota K of the space-efficient scheduler (seed 000; tunables.hpp).
+    // Memory quota K of the space-efficient scheduler (Narlikar & Blelloch; tunables.hpp).
     if (const char* e = env_value("WEFT_QUOTA"); e != nullptr) {
         std::size_t v = 0;
         if (!parse_bytes(e, &v) || v < tun::min_quota || v > tun::max_quota) {

@@ -162,7 +162,7 @@ void worker_idle_loop(worker* w) {
         w->idle_now.store(true, memory_order_relaxed);
         ult* next = nullptr;
         int spins = 0, yields = 0;
-        // A policy whose look is a round of steals (ws) asks for seed 001's
+        // A policy whose look is a round of steals (ws) asks for Arora, Blumofe & Plaxton's
         // idle loop: a sched_yield() after each failed look instead of a pause
         // (policy.hpp, idle_yield_rounds).
         const bool yield_between_looks = rt->policy->idle_yield_rounds > 0;
