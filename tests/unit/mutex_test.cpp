@@ -138,11 +138,16 @@ TEST_P(Mutex, lock_blocks_until_unlocked) {
     weft_mutex_t m = WEFT_MUTEX_INITIALIZER;
     ASSERT_EQ(weft_mutex_lock(&m), 0);
     std::atomic<int> got{0};
+    std::atomic<bool> reached{false};
     weft_thread_t t = wt::go([&] {
+        reached = true;
         weft_mutex_lock(&m);
         got = 1;
         weft_mutex_unlock(&m);
     });
+    // The thread must have reached its lock() before the check, or the check
+    // would pass whether lock() waits or not.
+    while (!reached.load()) weft_thread_yield();
     wt::settle();
     EXPECT_EQ(got.load(), 0) << "acquired a held mutex";
     ASSERT_EQ(weft_mutex_unlock(&m), 0);
