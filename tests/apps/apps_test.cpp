@@ -1,4 +1,4 @@
-// Every application of apps/ (seed 004's suite): each version's output equals
+// Every application of apps/ (the Filaments paper's suite): each version's output equals
 // the serial version's on the application's test size, at 1, 2 and 4 workers
 // (4 is oversubscribed on this 2-CPU machine). The peers (OpenMP, oneTBB) are
 // checked too when they were built.

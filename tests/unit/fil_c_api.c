@@ -1,4 +1,4 @@
-/* The paper's C shape (seed 004 §2): fInit, fCreatePoolSet, fCreatePools,
+/* The paper's C shape (Lowenthal, Freeh & Andrews §2): fInit, fCreatePoolSet, fCreatePools,
  * fCreateFilament, fStart, fReduce, fjFork/fjJoin — compiled as strict C11.
  * fil_c_api_test.cpp calls these functions. */
 #include <errno.h>
@@ -68,7 +68,7 @@ int fil_c_jacobi(double *center, int *path, int by_rows) {
     return iterations;
 }
 
-/* Adaptive quadrature with fjFork/fjJoin (seed 004 §2.3). */
+/* Adaptive quadrature with fjFork/fjJoin (Lowenthal, Freeh & Andrews §2.3). */
 struct quad_args {
     double a, b, fa, fb, area;
 };

@@ -114,8 +114,8 @@ struct fork_loop {
 };
 
 // A filament that forks a child and joins it, n times: every join lets the
-// child's descriptor go, so the loop's memory does not grow with n (before
-// session 10 it grew by a descriptor, 112 bytes, per iteration until the
+// child's descriptor go, so the loop's memory does not grow with n (without
+// that, it would grow by a descriptor, 112 bytes, per iteration until the
 // filament returned).
 void fork_loop_root(const void* args, void* result) {
     auto* st = *static_cast<fork_loop* const*>(args);

@@ -1,5 +1,5 @@
 // Fork/join filaments: results equal to the serial computation at 1, 2 and 4
-// workers; pruning; load balancing; exceptions; the C API (seed 004 §2.3, §3.2).
+// workers; pruning; load balancing; exceptions; the C API (Lowenthal, Freeh & Andrews §2.3, §3.2).
 #include <gtest/gtest.h>
 
 #include <atomic>

@@ -1,6 +1,6 @@
 // Iterative filaments: pools, pool sets, sequences, after functions, the
 // pattern recognizer (coarsened vs general path, asserted through the
-// statistics), back-and-forth order, reductions, exceptions (seed 004 §2.1-2.2, §3.1).
+// statistics), back-and-forth order, reductions, exceptions (Lowenthal, Freeh & Andrews §2.1-2.2, §3.1).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Work/span measurement and the trace (issue 3). Class: requirement.
+// Work/span measurement and the trace. Class: requirement.
 //
 // A balanced fork tree whose only work is in its leaves has known work T1 (the
 // sum of the leaves) and span T-inf (the longest leaf: every root-to-leaf path

@@ -1,5 +1,5 @@
 // Class: regression. Minimal reproductions of runtime bugs found by the test
-// suite, kept so they stay fixed. Scenarios that used to hang run in a child
+// suite, kept so they stay fixed. Scenarios that would hang run in a child
 // process (a GoogleTest death test) under alarm(), so a regression fails this
 // test in bounded time instead of hanging the binary.
 #include <signal.h>
@@ -144,11 +144,11 @@ TEST(Regression, timer_expired_while_blocking_on_same_rwlock) {
     });
 }
 
-// Open. Timers fire only in pick(); since the fix above, block() (which holds
+// Timers fire only in pick(); block() (which holds
 // a primitive lock) does not fire them. On one worker whose threads only block
 // and wake each other (no yield, no exit, never idle), an expired timed wait
 // is then never serviced: here a 10 ms sem_timedwait stays blocked until the
-// ping-pong stops on its own (after 33 million rounds, 3 s, when found).
+// ping-pong stops on its own.
 TEST(Regression, timer_fires_while_the_worker_only_blocks_and_wakes) {
     run_isolated([] {
         static weft_sem_t s_timed, s_ping, s_pong;

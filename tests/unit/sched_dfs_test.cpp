@@ -1,4 +1,4 @@
-// The dfs scheduler (seed 000): execution order on one worker against a serial
+// The dfs scheduler (Narlikar & Blelloch): execution order on one worker against a serial
 // recursion (requirement), fifo's breadth-first order for contrast, the memory
 // quota (preemptions and dummy threads counted for allocation patterns we
 // control), and the space bound S1 + c*K*p*D (resource usage). Orders are
