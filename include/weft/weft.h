@@ -109,6 +109,14 @@ WEFT_API const char *weft_sched_name(void);
 /* Threads                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* A thread handle. Opaque: not the address of anything, but a number that
+ * names one thread for as long as that thread can be joined or named. Once
+ * the thread has been joined, or has ended after being detached, the handle
+ * is stale: every call taking it returns ESRCH (weft_thread_id returns 0),
+ * even when a new thread now runs on the old one's stack, and it never acts
+ * on that new thread. A handle from a runtime that was finalized is stale in
+ * the next one too. Copies of a handle compare equal (weft_thread_equal); a
+ * stale handle equals no live thread's handle. */
 typedef struct weft_thread_s *weft_thread_t;
 #define WEFT_THREAD_NULL ((weft_thread_t)0)
 
@@ -126,6 +134,8 @@ typedef struct weft_attr {
 
 WEFT_API int weft_attr_init(weft_attr_t *attr);
 WEFT_API int weft_attr_destroy(weft_attr_t *attr);
+/* The creating calls check the whole attribute again (a program may set its
+ * fields directly), with the same rules. */
 /* Errors: EINVAL size below WEFT_STACK_MIN or above 1 GiB. */
 WEFT_API int weft_attr_setstacksize(weft_attr_t *attr, size_t size);
 WEFT_API int weft_attr_getstacksize(const weft_attr_t *attr, size_t *size);
@@ -139,19 +149,30 @@ WEFT_API int weft_attr_setname(weft_attr_t *attr, const char *name);
 /* Creates a weft thread running fn(arg). The scheduling policy decides
  * whether the parent or the child runs first (fifo: the parent continues).
  * Contexts: any (initialises the runtime on first use).
- * Errors: EAGAIN no memory for a stack; EINVAL bad attribute. */
+ * Errors: EAGAIN no memory for a stack, or 16,777,215 threads already alive;
+ *         EINVAL thread or fn NULL, or a bad attribute (stack_size outside
+ *         WEFT_STACK_MIN..1 GiB and not 0, detach_state not JOINABLE/DETACHED). */
 WEFT_API int weft_thread_create(weft_thread_t *thread, const weft_attr_t *attr,
                                 void *(*fn)(void *), void *arg);
 
 /* Waits for a joinable thread to finish and collects its result.
  * Contexts: weft thread or external.
- * Errors: EDEADLK thread is the caller; EINVAL thread is detached or already
- *         being joined; ESRCH thread is WEFT_THREAD_NULL.
- * Undefined: joining a thread twice, or a thread that was detached. */
+ * Errors: EDEADLK thread is the caller; EINVAL thread is detached (and has not
+ *         ended), already being joined, or the main weft thread (never
+ *         joinable: it ends the process); ESRCH thread is WEFT_THREAD_NULL or
+ *         stale (already joined, or detached and ended), or no runtime runs.
+ * Of several joins and detaches of one thread at once, exactly one succeeds
+ * and the others get EINVAL or ESRCH.
+ * Undefined: naming a thread (setname, getname, id, start) at the same time
+ *         as the join or detach that ends its life (as in Pthreads). */
 WEFT_API int weft_thread_join(weft_thread_t thread, void **retval);
 
-/* Marks a thread detached: its resources go back when it finishes.
- * Errors: EINVAL already detached; ESRCH null handle. */
+/* Marks a thread detached: its resources go back when it finishes (at once if
+ * it has finished already). Its handle still names it until then (join:
+ * EINVAL), and is stale after.
+ * Contexts: weft thread or external.
+ * Errors: EINVAL already detached, being joined, or the main weft thread;
+ *         ESRCH null or stale handle, or no runtime runs. */
 WEFT_API int weft_thread_detach(weft_thread_t thread);
 
 /* Ends the calling weft thread with a result. Thread-specific data
@@ -167,14 +188,17 @@ WEFT_API int weft_thread_yield(void);
 
 /* The calling weft thread; WEFT_THREAD_NULL on an external kernel thread. */
 WEFT_API weft_thread_t weft_thread_self(void);
+/* 1 if a and b are the same handle, else 0 (a stale handle equals only its
+ * own copies). */
 WEFT_API int weft_thread_equal(weft_thread_t a, weft_thread_t b);
 
 /* A unique id for the life of the runtime (the main weft thread is 1).
- * 0 for a null handle. */
+ * 0 for a null or stale handle. */
 WEFT_API uint64_t weft_thread_id(weft_thread_t thread);
 
 /* Name of a thread (copied, NUL-terminated, truncated to
- * WEFT_THREAD_NAME_MAX-1 bytes). Errors: ESRCH null handle; ERANGE len 0. */
+ * WEFT_THREAD_NAME_MAX-1 bytes). Errors: ESRCH null or stale handle; EINVAL
+ * name NULL (setname); ERANGE buf NULL or len 0 (getname). */
 WEFT_API int weft_thread_setname(weft_thread_t thread, const char *name);
 WEFT_API int weft_thread_getname(weft_thread_t thread, char *buf, size_t len);
 
@@ -190,7 +214,8 @@ WEFT_API int weft_thread_getname(weft_thread_t thread, char *buf, size_t len);
  * weft_thread_join_inplace joins like weft_thread_join, but calls
  * collect(storage, ctx) after the thread has ended and before release.
  * Errors: as weft_thread_create / weft_thread_join; EINVAL storage_size too big,
- *         or start on a thread already started. */
+ *         or start on a thread already started; ESRCH start on a null or
+ *         stale handle. */
 WEFT_API int weft_thread_create_inplace(weft_thread_t *thread, const weft_attr_t *attr,
                                         void *(*fn)(void *), size_t storage_size,
                                         void **storage, void (*release)(void *));
@@ -580,7 +605,10 @@ WEFT_API int weft_fil_pool_create(weft_fil_poolset_t ps, int worker, size_t capa
 
 /* Adds the filament (i, j) to a pool (the paper's fCreateFilament): an 8-byte
  * descriptor at the end of the pool's array.
- * Errors: EINVAL null pool; ENOMEM; EBUSY a region runs the pool's set. */
+ * Contexts: outside a region running the pool's set, or from the set's own
+ * after function (between its sweeps).
+ * Errors: EINVAL null pool; ENOMEM.
+ * Undefined: from a filament of the set while the set sweeps. */
 WEFT_API int weft_fil_create(weft_fil_pool_t pool, int i, int j);
 /* Adds the filaments (i, j) for i = i0, i0 + istride, ... below i1 and for
  * j0 <= j < j1, row by row, in one call: the dense range that

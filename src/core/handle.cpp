@@ -1,10 +1,8 @@
-// weft::detail — the handle table (see handle.hpp for the protocol).
+// weft::detail — the handle table's slow paths (see handle.hpp for the protocol).
 #include "core/handle.hpp"
 
 #include <algorithm>
 #include <new>
-
-#include "core/tunables.hpp"
 
 namespace weft::detail {
 
@@ -30,23 +28,14 @@ handle_table::~handle_table() {
     for (auto& c : chunks_) delete[] c.load(memory_order_relaxed);
 }
 
-weft_thread_t handle_table::acquire(handle_cache* cache, ult* u, bool claimed) {
+weft_thread_t handle_table::acquire_slow(handle_cache* cache, ult* u, bool claimed) {
     handle_cache local;  // an external kernel thread takes one slot through a cache of its own
     handle_cache* c = cache != nullptr ? cache : &local;
-    if (c->head == no_slot && !refill(c, cache != nullptr ? tun::handle_cache_batch : 1)) return WEFT_THREAD_NULL;
-    std::uint32_t i = c->head;
-    handle_slot* s = slot(i);
-    c->head = s->next_free;
-    --c->count;
-    std::uint64_t gen = s->word.load(memory_order_relaxed) >> 2;
-    s->u.store(u, memory_order_relaxed);
-    // Release: whoever loads this word (after getting the handle from us,
-    // through the caller's own synchronisation) sees u.
-    s->word.store(slot_word(gen, claimed ? slot_claimed : slot_live), memory_order_release);
-    return reinterpret_cast<weft_thread_t>(static_cast<std::uintptr_t>(gen << handle_index_bits | i));
+    if (!refill(c, cache != nullptr ? tun::handle_cache_batch : 1)) return WEFT_THREAD_NULL;
+    return take(c, u, claimed);
 }
 
-void handle_table::release(handle_cache* cache, weft_thread_t h) {
+void handle_table::release_slow(handle_cache* cache, weft_thread_t h) {
     std::uint32_t i = handle_index(h);
     handle_slot* s = slot(i);
     std::uint64_t next = handle_generation(h) + 1;
@@ -56,15 +45,15 @@ void handle_table::release(handle_cache* cache, weft_thread_t h) {
         return;
     }
     s->word.store(slot_word(next, slot_free), memory_order_release);
-    if (cache == nullptr) {
-        lock_guard<spinlock> g(lock_);
-        s->next_free = shared_head_;
-        shared_head_ = i;
+    if (cache != nullptr) {
+        s->next_free = cache->head;
+        cache->head = i;
+        if (++cache->count > tun::handle_cache_max) spill(cache, tun::handle_cache_batch);
         return;
     }
-    s->next_free = cache->head;
-    cache->head = i;
-    if (++cache->count > tun::handle_cache_max) spill(cache, tun::handle_cache_batch);
+    lock_guard<spinlock> g(lock_);
+    s->next_free = shared_head_;
+    shared_head_ = i;
 }
 
 bool handle_table::refill(handle_cache* cache, std::uint32_t n) {
@@ -76,15 +65,13 @@ bool handle_table::refill(handle_cache* cache, std::uint32_t n) {
         } else {
             if (carved_ > handle_index_mask) break;  // every index is in use
             i = carved_;
-            unsigned chunk = static_cast<unsigned>(std::bit_width(i / first_chunk + 1)) - 1;
-            if (chunks_[chunk].load(memory_order_relaxed) == nullptr) {
-                std::size_t size = std::size_t(first_chunk) << chunk;
-                auto* fresh = new (std::nothrow) handle_slot[size];
+            if ((i & (chunk_slots - 1)) == 0) {
+                auto* fresh = new (std::nothrow) handle_slot[chunk_slots];
                 if (fresh == nullptr) break;
-                for (std::size_t j = 0; j < size; ++j)
+                for (std::uint32_t j = 0; j < chunk_slots; ++j)
                     fresh[j].word.store(slot_word(first_generation_, slot_free), memory_order_relaxed);
                 // Release: find() (acquire) sees the initialised slots.
-                chunks_[chunk].store(fresh, memory_order_release);
+                chunks_[i >> chunk_bits].store(fresh, memory_order_release);
             }
             ++carved_;
         }

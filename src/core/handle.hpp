@@ -38,8 +38,8 @@
 // only 6 low bits (64-byte alignment) and 7 to 16 high bits (the virtual
 // address width) are spare, which wraps within minutes of a create/join loop.
 // The table's slots are never freed while the runtime lives (it only grows, by
-// chunks of doubling size), so a check never reads freed memory, and a garbage
-// handle whose index was never handed out is ESRCH too.
+// chunks), so a check never reads freed memory, and a garbage handle whose
+// index was never handed out is ESRCH too.
 //
 // Generations. 40 bits: a slot's generation reaches 2^40 - 1 after that many
 // threads have used it (over 15 hours of back-to-back create+join on one
@@ -55,11 +55,11 @@
 // list in batches (tun::handle_cache_batch) under its spinlock.
 #pragma once
 
-#include <bit>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
 
+#include "core/tunables.hpp"
 #include "sync/primitives.hpp"
 #include "weft/weft.h"
 
@@ -113,17 +113,16 @@ public:
     // Step 1: gives u a handle, its slot live (joinable) or claimed. cache: the
     // calling worker's, or null (external kernel thread). WEFT_THREAD_NULL if
     // the table is full or no memory is left for a new chunk.
-    [[nodiscard]] weft_thread_t acquire(handle_cache* cache, ult* u, bool claimed);
+    [[nodiscard]] weft_thread_t acquire(handle_cache* cache, ult* u, bool claimed) {
+        if (cache == nullptr || cache->head == no_slot) return acquire_slow(cache, u, claimed);
+        return take(cache, u, claimed);
+    }
 
     // The slot of h's index, or null if that index was never handed out.
     handle_slot* find(weft_thread_t h) const {
         std::uint32_t i = handle_index(h);
-        // Chunk k holds first_chunk << k slots, from first_chunk * (2^k - 1) on.
-        unsigned k = static_cast<unsigned>(std::bit_width(i / first_chunk + 1)) - 1;
-        if (k >= max_chunks) return nullptr;
-        handle_slot* c = chunks_[k].load(memory_order_acquire);
-        if (c == nullptr) return nullptr;
-        return &c[i - first_chunk * ((std::uint32_t(1) << k) - 1)];
+        handle_slot* c = chunks_[i >> chunk_bits].load(memory_order_acquire);
+        return c != nullptr ? &c[i & (chunk_slots - 1)] : nullptr;
     }
 
     // The ult h names, or null if h is stale (or was never a handle).
@@ -154,26 +153,51 @@ public:
     // Step 3: h's slot moves to the next generation and back to a free list.
     // Called once, by whoever claimed h (or by the thread's end, if it was
     // created detached or detached while it ran).
-    void release(handle_cache* cache, weft_thread_t h);
+    void release(handle_cache* cache, weft_thread_t h) {
+        std::uint64_t next = handle_generation(h) + 1;
+        if (cache == nullptr || next > handle_generation_max) return release_slow(cache, h);
+        std::uint32_t i = handle_index(h);
+        handle_slot* s = slot(i);
+        s->word.store(slot_word(next, slot_free), memory_order_release);
+        s->next_free = cache->head;
+        cache->head = i;
+        if (++cache->count > tun::handle_cache_max) spill(cache, tun::handle_cache_batch);
+    }
 
 private:
-    static constexpr std::uint32_t first_chunk = 1024;
-    // Enough chunks for every index: first_chunk * (2^max_chunks - 1) >= 2^24.
-    static constexpr unsigned max_chunks = 15;
-    static_assert(std::uint64_t(first_chunk) * ((std::uint64_t(1) << max_chunks) - 1) > handle_index_mask,
-                  "the chunks cover every index");
+    // Fixed-size chunks, found through a directory that covers every index, so
+    // a lookup is two loads. A chunk is allocated when its first index is
+    // handed out: 4096 slots, 96 KiB.
+    static constexpr unsigned chunk_bits = 12;
+    static constexpr std::uint32_t chunk_slots = std::uint32_t(1) << chunk_bits;
+    static constexpr std::uint32_t max_chunks = std::uint32_t(1) << (handle_index_bits - chunk_bits);
 
+    // Owner paths (the slot's index was handed out, so its chunk exists).
     handle_slot* slot(std::uint32_t i) const {
-        unsigned k = static_cast<unsigned>(std::bit_width(i / first_chunk + 1)) - 1;
-        return &chunks_[k].load(memory_order_relaxed)[i - first_chunk * ((std::uint32_t(1) << k) - 1)];
+        return &chunks_[i >> chunk_bits].load(memory_order_relaxed)[i & (chunk_slots - 1)];
     }
+    weft_thread_t take(handle_cache* cache, ult* u, bool claimed) {
+        std::uint32_t i = cache->head;
+        handle_slot* s = slot(i);
+        cache->head = s->next_free;
+        --cache->count;
+        std::uint64_t gen = s->word.load(memory_order_relaxed) >> 2;
+        s->u.store(u, memory_order_relaxed);
+        // Release: whoever loads this word (after getting the handle from us,
+        // through the caller's own synchronisation) sees u.
+        s->word.store(slot_word(gen, claimed ? slot_claimed : slot_live), memory_order_release);
+        return reinterpret_cast<weft_thread_t>(static_cast<std::uintptr_t>(gen << handle_index_bits | i));
+    }
+    weft_thread_t acquire_slow(handle_cache* cache, ult* u, bool claimed);
+    void release_slow(handle_cache* cache, weft_thread_t h);
     // Moves up to n free slots from the shared list (or new ones) into *cache.
     // Returns false if none could be had. Takes lock_.
     bool refill(handle_cache* cache, std::uint32_t n);
+    // Moves n slots from the head of *cache to the shared list. Takes lock_.
     void spill(handle_cache* cache, std::uint32_t n);
 
     atomic<handle_slot*> chunks_[max_chunks] = {};
-    spinlock lock_;                      // guards what follows
+    spinlock lock_;                        // guards what follows
     std::uint32_t shared_head_ = no_slot;  // shared free list
     std::uint32_t carved_ = 0;             // indices handed out so far
     std::uint64_t first_generation_;       // of every slot this table carves

@@ -157,18 +157,7 @@ int create_ult(worker* w, const weft_attr_t* attr, void* (*fn)(void*), void* arg
 
 void launch_ult(worker* w, ult* u) { launch_inline(w, u); }
 
-void release_ult(worker* w, ult* u) {
-    runtime* rt = g_rt;
-    // The handle first: from here on every copy of it is stale.
-    rt->handles.release(w != nullptr ? &w->handles : nullptr, u->handle);
-    if (u->storage_release != nullptr) u->storage_release(u->storage);
-    if (u->key_values != nullptr) free_key_values(u);
-    arch::san_fiber_destroy(&u->san);
-    arch::stack s = u->stack;
-    u->magic = 0;
-    u->~ult();
-    rt->stacks->release(s, w != nullptr ? &w->stacks : nullptr);
-}
+void release_ult(worker* w, ult* u) { release_inline(w, u); }
 
 // Post-switch: u has switched away for good (exit_current recorded how its
 // join_word was left). Publish the end; recycle u if detached.
@@ -204,7 +193,7 @@ wait_record* leave(worker* w, ult* self) {
 int join_ult(ult* t, void** retval, void (*collect)(void*, void*), void* ctx) {
     ult* claimed = nullptr;
     if (int rc = g_rt->handles.claim(t->handle, &claimed); rc != 0) return rc;
-    join_claimed_inline(t, retval, collect, ctx);
+    join_claimed_inline(current_worker(), t, retval, collect, ctx);
     return 0;
 }
 

@@ -43,11 +43,25 @@ void detach_claimed(ult* t);
     else start_inline(w, u);
 }
 
+// Gives u's handle, storage and stack back (after its join, or at the end of
+// a detached u). w: the calling worker, or null.
+[[gnu::always_inline]] inline void release_inline(worker* w, ult* u) {
+    runtime* rt = g_rt;
+    // The handle first: from here on every copy of it is stale.
+    rt->handles.release(w != nullptr ? &w->handles : nullptr, u->handle);
+    if (u->storage_release != nullptr) u->storage_release(u->storage);
+    if (u->key_values != nullptr) free_key_values(u);
+    arch::san_fiber_destroy(&u->san);
+    arch::stack s = u->stack;
+    u->magic = 0;
+    u->~ult();
+    rt->stacks->release(s, w != nullptr ? &w->stacks : nullptr);
+}
+
 // Joins t, whose handle the caller has claimed: waits for t's end, collects
-// its result, recycles it.
-[[gnu::always_inline]] inline void join_claimed_inline(ult* t, void** retval, void (*collect)(void*, void*),
-                                                       void* ctx) {
-    worker* w = current_worker();
+// its result, recycles it. w: the calling worker, or null.
+[[gnu::always_inline]] inline void join_claimed_inline(worker* w, ult* t, void** retval,
+                                                       void (*collect)(void*, void*), void* ctx) {
     std::uintptr_t s = t->join_word.load(memory_order_acquire);
     if (s == join_running) {
         wait_record rec;
@@ -85,7 +99,7 @@ void detach_claimed(ult* t);
     if (collect != nullptr) collect(t->storage, ctx);
     w = current_worker();
     if (g_measure && w != nullptr) profile_join(w, w->current, t);
-    release_ult(w, t);
+    release_inline(w, t);
 }
 
 }  // namespace weft::detail

@@ -30,10 +30,8 @@ int check_attr(const weft_attr_t* attr) {
 }
 
 // A thread cannot wait for its own end (EDEADLK, checked before the claim).
-bool is_self(weft_thread_t h) {
-    worker* w = current_worker();
-    return h != WEFT_THREAD_NULL && w != nullptr && w->current->handle == h;
-}
+// w: the calling worker, or null.
+bool is_self(worker* w, weft_thread_t h) { return h != WEFT_THREAD_NULL && w != nullptr && w->current->handle == h; }
 
 }  // namespace
 }  // namespace weft::detail
@@ -88,10 +86,11 @@ WEFT_API int weft_thread_create(weft_thread_t* thread, const weft_attr_t* attr, 
 WEFT_API int weft_thread_join(weft_thread_t thread, void** retval) {
     runtime* rt = g_rt;
     if (rt == nullptr) return ESRCH;
-    if (is_self(thread)) return EDEADLK;
+    worker* w = current_worker();
+    if (is_self(w, thread)) return EDEADLK;
     ult* t = nullptr;
     if (int rc = rt->handles.claim(thread, &t); rc != 0) return rc;
-    join_claimed_inline(t, retval, nullptr, nullptr);
+    join_claimed_inline(w, t, retval, nullptr, nullptr);
     return 0;
 }
 
@@ -125,10 +124,11 @@ WEFT_API int weft_thread_start(weft_thread_t thread) {
 WEFT_API int weft_thread_join_inplace(weft_thread_t thread, void (*collect)(void*, void*), void* ctx) {
     runtime* rt = g_rt;
     if (rt == nullptr) return ESRCH;
-    if (is_self(thread)) return EDEADLK;
+    worker* w = current_worker();
+    if (is_self(w, thread)) return EDEADLK;
     ult* t = nullptr;
     if (int rc = rt->handles.claim(thread, &t); rc != 0) return rc;
-    join_claimed_inline(t, nullptr, collect, ctx);
+    join_claimed_inline(w, t, nullptr, collect, ctx);
     return 0;
 }
 

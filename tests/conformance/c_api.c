@@ -175,6 +175,80 @@ int weft_c_threads(void) {
     return 0;
 }
 
+/* --- stale handles ------------------------------------------------------------------- */
+/* A handle whose thread was joined, or detached and ended, names no thread:
+ * every call on it fails with ESRCH (weft_thread_id: 0), whatever thread now
+ * runs on that thread's storage. */
+
+static weft_sem_t s_go_on;
+static volatile int s_released = 0;
+
+static void *wait_then_return(void *arg) {
+    weft_sem_wait(&s_go_on);
+    return arg;
+}
+static void *return_storage(void *storage) { return storage; }
+static void count_release(void *storage) {
+    (void)storage;
+    s_released = 1;
+}
+
+static int s_untouched;
+
+static int check_stale(weft_thread_t stale) {
+    void *r = &s_untouched;
+    char name[WEFT_THREAD_NAME_MAX];
+    CHECK(weft_thread_join(stale, &r) == ESRCH);
+    CHECK(r == &s_untouched);
+    CHECK(weft_thread_join_inplace(stale, NULL, NULL) == ESRCH);
+    CHECK(weft_thread_detach(stale) == ESRCH);
+    CHECK(weft_thread_start(stale) == ESRCH);
+    CHECK(weft_thread_setname(stale, "stale") == ESRCH);
+    CHECK(weft_thread_getname(stale, name, sizeof name) == ESRCH);
+    CHECK(weft_thread_id(stale) == 0);
+    return 0;
+}
+
+int weft_c_stale_handles(void) {
+    weft_thread_t old_t, t;
+    void *storage = NULL;
+    void *r = NULL;
+    int line;
+    CHECK(start(1, "fifo") == 0);
+    CHECK(weft_sem_init(&s_go_on, 0) == 0);
+
+    /* Joined twice. */
+    CHECK(weft_thread_create(&old_t, NULL, &square, (void *)3) == 0);
+    CHECK(weft_thread_join(old_t, &r) == 0);
+    CHECK((intptr_t)r == 9);
+    if ((line = check_stale(old_t)) != 0) return line;
+
+    /* A new, live thread on the freed storage is untouched by the old handle. */
+    CHECK(weft_thread_create(&t, NULL, &wait_then_return, (void *)7) == 0);
+    CHECK(weft_thread_setname(t, "new") == 0);
+    CHECK(!weft_thread_equal(old_t, t));
+    if ((line = check_stale(old_t)) != 0) return line;
+    CHECK(weft_sem_post(&s_go_on) == 0);
+    CHECK(weft_thread_join(t, &r) == 0);
+    CHECK((intptr_t)r == 7);
+
+    /* Detached: EINVAL while it lives (Pthreads), ESRCH once it has ended. */
+    s_released = 0;
+    CHECK(weft_thread_create_inplace(&t, NULL, &return_storage, 64, &storage, &count_release) == 0);
+    CHECK(weft_thread_detach(t) == 0);
+    CHECK(weft_thread_join(t, NULL) == EINVAL);
+    CHECK(weft_thread_detach(t) == EINVAL);
+    CHECK(weft_thread_start(t) == 0);
+    while (!s_released) CHECK(weft_thread_yield() == 0);
+    if ((line = check_stale(t)) != 0) return line;
+
+    CHECK(weft_sem_destroy(&s_go_on) == 0);
+    CHECK(weft_finalize() == 0);
+    /* No runtime: every handle is stale. */
+    CHECK(weft_thread_join(old_t, NULL) == ESRCH);
+    return 0;
+}
+
 /* --- synchronization ------------------------------------------------------------------ */
 
 static weft_sem_t s_items;

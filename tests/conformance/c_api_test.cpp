@@ -19,6 +19,7 @@ std::size_t weft_c_sizeof(int which);
 std::size_t weft_c_sizeof_pthread(int which);
 int weft_c_static_initializers(void);
 int weft_c_threads(void);
+int weft_c_stale_handles(void);
 int weft_c_sync(void);
 int weft_c_keys(void);
 int weft_c_implicit_start(void);
@@ -37,6 +38,7 @@ protected:
 
 TEST_F(CApi, static_initializers) { EXPECT_EQ(weft_c_static_initializers(), 0) << "failed check at c_api.c line"; }
 TEST_F(CApi, threads) { EXPECT_EQ(weft_c_threads(), 0) << "failed check at c_api.c line"; }
+TEST_F(CApi, stale_handles) { EXPECT_EQ(weft_c_stale_handles(), 0) << "failed check at c_api.c line"; }
 TEST_F(CApi, synchronization) { EXPECT_EQ(weft_c_sync(), 0) << "failed check at c_api.c line"; }
 TEST_F(CApi, keys) { EXPECT_EQ(weft_c_keys(), 0) << "failed check at c_api.c line"; }
 TEST_F(CApi, implicit_start) { EXPECT_EQ(weft_c_implicit_start(), 0) << "failed check at c_api.c line"; }
