@@ -89,14 +89,6 @@ using detail::lock_guard;
 using detail::memory_order_relaxed;
 using detail::spinlock;
 
-// The guard region below every stack (at least a page). 64 KiB: the probe
-// interval GCC assumes on AArch64 with -fstack-clash-protection (its
-// stack-clash-protection-guard-size default, 2^16), so a probed frame cannot
-// skip it on any ISA weft supports; and, in code built without probes, it
-// catches a frame that ends up to 64 KiB below its stack. Larger costs more
-// than it catches: see "Guards" in docs/design/stacks-and-context.md for the
-// figures (creation of a fresh stack and page tables, 64 KiB to 1 MiB).
-constexpr std::size_t guard_bytes = 64 * 1024;
 // Bounds the on-stack transfer buffers below (512 bytes): acquire and release
 // often run on a weft thread's own small stack.
 constexpr std::size_t max_batch = 64;
@@ -547,11 +539,18 @@ bool stack_guard_contains(const stack& s, const void* addr) {
 std::size_t stack_guard_size() {
     std::size_t g = g_guard.load(memory_order_relaxed);
     if (g == 0) {
-        g = round_up(guard_bytes, page_size());
+        g = round_up(detail::tun::stack_guard_bytes, page_size());
         g_guard.store(g, memory_order_relaxed);
     }
     return g;
 }
+
+namespace {
+// Publishes the page and guard sizes when the library loads, so that the fault
+// predicates below (called from the SIGSEGV handler, which may not call
+// sysconf) have them even before the first stack pool exists.
+[[maybe_unused]] const bool g_sizes_published = stack_guard_size() != 0;
+}  // namespace
 
 bool stack_fault_is_overflow(const void* lo, const void* addr, const void* sp) {
     auto l = reinterpret_cast<std::uintptr_t>(lo);

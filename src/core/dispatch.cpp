@@ -123,11 +123,17 @@ worker* yield(worker* w) {
     if (rt->policy->yield_swap != nullptr && !side_work(rt, w) && self->pinned_worker < 0) {
         // One queue operation: queue self and take the next (maybe self again).
         next = rt->policy->yield_swap(rt->policy_state, w->index, self);
-        if (next == self) return w;
+        if (next == self) {
+            check_stack_at_scheduling_point(self);
+            return w;
+        }
         if (rt->nworkers > 1) notify_work();
     } else {
         next = pick(w);
-        if (next == nullptr) return w;
+        if (next == nullptr) {
+            check_stack_at_scheduling_point(self);
+            return w;
+        }
         make_ready(w, self, ready_reason::yielded);
     }
     switch_inline(w, self, next);

@@ -16,6 +16,7 @@
 #include "core/profile.hpp"
 #include "core/runtime.hpp"
 #include "core/spawn.hpp"
+#include "core/tunables.hpp"
 #include "core/wait.hpp"
 
 namespace weft::detail {
@@ -23,10 +24,16 @@ namespace weft::detail {
 // The two words of libstdc++'s/libc++abi's per-thread __cxa_eh_globals.
 inline constexpr std::size_t eh_bytes = 2 * sizeof(void*);
 
-// Pauses switch_to spins on a ult still being suspended elsewhere before it
-// goes through the idle ult instead (see switch_inline). The other worker needs
-// a few dozen instructions in the benign case. Guess.
-inline constexpr int handoff_spins = 64;
+// An overflow that got past the guard is reported before the thread can run
+// on: a frame below the stack (larger than the guard, in code built without
+// stack probes) or, on a canary stack, an overwritten canary. Checked for the
+// thread a worker switches away from, and by a yield that finds nothing else
+// to run (it does not switch, but is a scheduling point all the same).
+[[gnu::always_inline]] inline void check_stack_at_scheduling_point(ult* u) {
+    if (arch::stack_pointer_below(u->stack) ||
+        (u->stack.guard == arch::guard_kind::canary && !arch::stack_canary_intact(u->stack)))
+        report_overflow_at_switch(u);
+}
 
 // Switches from `from` (the current ult of w) to `to`. On return the caller is
 // running again, possibly on another worker: w is updated.
@@ -43,7 +50,7 @@ inline constexpr int handoff_spins = 64;
     if (to->suspended.load(memory_order_acquire) == 0) {
         int spins = 0;
         while (to->suspended.load(memory_order_acquire) == 0) {
-            if (++spins > handoff_spins && from != w->idle) {
+            if (++spins > tun::handoff_spins && from != w->idle) {
                 w->handoff = to;
                 to = w->idle;
                 break;
@@ -59,12 +66,7 @@ inline constexpr int handoff_spins = 64;
     // C++ exception state is per kernel thread; carry it with the ult.
     std::memcpy(from->eh_state, w->eh_globals, eh_bytes);
     std::memcpy(w->eh_globals, to->eh_state, eh_bytes);
-    // An overflow that got past the guard is reported before the thread can run
-    // again: a frame below the stack (larger than the guard, in code built
-    // without stack probes) or, on a canary stack, an overwritten canary.
-    if (arch::stack_pointer_below(from->stack) ||
-        (from->stack.guard == arch::guard_kind::canary && !arch::stack_canary_intact(from->stack)))
-        report_overflow_at_switch(from);
+    check_stack_at_scheduling_point(from);
     // Nothing instrumented may run between this hook and the switch.
     arch::san_before_switch(&from->san, &to->san, w->pending == post_switch::finish_prev);
     void* arg = arch::switch_context(&from->ctx, &to->ctx, w);
