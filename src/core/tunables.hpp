@@ -21,6 +21,43 @@ namespace weft::detail::tun {
 
 // --- Workers and threads ----------------------------------------------------------
 
+// --- Stacks (src/arch/stack.cpp) ---
+// The guard region below every stack (at least a page). 64 KiB: the probe
+// interval GCC assumes on AArch64 with -fstack-clash-protection (its
+// stack-clash-protection-guard-size default, 2^16), so a probed frame cannot
+// skip it on any ISA weft supports; and, in code built without probes, it
+// catches a frame that ends up to 64 KiB below its stack. Larger costs more
+// than it catches: see "Guards" in docs/design/stacks-and-context.md for the
+// figures (creation of a fresh stack and page tables, 64 KiB to 1 MiB).
+inline constexpr std::size_t stack_guard_bytes = 64 * 1024;
+static_assert(stack_guard_bytes >= 4096 && stack_guard_bytes % 4096 == 0, "the guard is whole pages");
+
+// --- The ws policy (src/sched/ws.cpp) ---
+// Initial work deque: 2^8 slots = 2 KiB per worker. A fork tree keeps about
+// one continuation per level of the tree on a worker's deque; 256 levels is
+// more than any real recursion, so the deque practically never grows.
+inline constexpr unsigned ws_work_log2_capacity = 8;
+// Initial yielded deque: 2^4 slots (grows if a worker has more yielders).
+inline constexpr unsigned ws_yielded_log2_capacity = 4;
+// Every ws_fair_interval-th pick on a worker takes the oldest yielder first.
+// Prime so that it does not beat with periodic program behaviour; Go's value.
+inline constexpr unsigned ws_fair_interval = 61;
+// Failed looks, each followed by a sched_yield(), before an idle worker parks.
+// A look plus a yield costs about 0.2-0.3 us here when nothing else wants the
+// CPU (sched_yield alone: 170 ns), so 256 of them take about 60 us, the same
+// budget as the core's pause-spins (tun::idle_spins): above the ~20 us a
+// futex wake-up costs, below anything a user notices as idle CPU burn.
+// Measured on the 2-core development machine; a guess elsewhere.
+inline constexpr int ws_idle_yield_rounds = 256;
+static_assert(ws_idle_yield_rounds > 0, "0 would mean the core's default idle loop (policy.hpp)");
+
+// --- Mutex (src/sync/mutex.cpp) ---
+// A waiter queued this long (since its first block) is handed the mutex
+// directly by the next unlock. Go's sync.Mutex uses the same 1 ms; guess: long
+// enough that hand-offs (and their wait for the receiver to run) stay rare,
+// short against any wait a user would notice.
+inline constexpr std::int64_t mutex_handoff_after_ns = 1'000'000;
+
 // Highest worker count accepted from WEFT_WORKERS / weft_config_t (workers;
 // per-worker tables such as the filament statistics are sized by it). Guess:
 // far above the machines weft targets, small enough for static tables.
@@ -63,6 +100,12 @@ inline constexpr int idle_spins = 512;
 // sched_yield calls after the spins, before parking (lets a co-scheduled runnable
 // kernel thread, e.g. another program, have the CPU before we sleep). Guess.
 inline constexpr int idle_yields = 4;
+
+// Pauses a worker spends waiting for a ult that another worker is still
+// suspending, before it saves its own ult by switching to its idle ult instead
+// (src/core/dispatch.hpp, switch_inline). The other worker needs a few dozen
+// instructions in the benign case. Guess.
+inline constexpr int handoff_spins = 64;
 
 // Grace period before the deadlock detector looks (src/core/deadlock.cpp): every
 // weft thread must have been blocked, with no timer pending and no worker running

@@ -36,7 +36,7 @@
 // S_P <= P * S_1). A pinned parent is the exception (see ws_spawn).
 //
 // Picking the next thread (pick_next), in order:
-//   1. every fair_interval picks, the oldest yielder first (below);
+//   1. every tun::ws_fair_interval picks, the oldest yielder first (below);
 //   2. the own work deque, bottom (LIFO);
 //   3. the own yielded deque, top (FIFO);
 //   4. a round of steals: for each other worker, starting at a random one
@@ -46,13 +46,13 @@
 //      that finds nothing saw every deque empty: the core's parking protocol
 //      relies on that for its final look (runtime.hpp, step 2).
 // Step 1 bounds how long a yielder can wait behind a worker that keeps its
-// work deque busy (threads waking each other forever): at most fair_interval
+// work deque busy (threads waking each other forever): at most tun::ws_fair_interval
 // scheduling decisions (Go's runtime checks its global queue every 61
 // schedticks for the same reason).
 //
 // Idle workers (src/core/worker.cpp) look for work with has_work (a scan of
 // every deque's size) and pick_next, with a sched_yield() between failed
-// looks (idle_yield_rounds below), then park. The yield is Arora, Blumofe & Plaxton's: under
+// looks (tun::ws_idle_yield_rounds), then park. The yield is Arora, Blumofe & Plaxton's: under
 // multiprogramming a thief that spins keeps the processor from a descheduled
 // worker that may hold the very thread everyone waits for; yielding gives it
 // the processor.
@@ -72,6 +72,7 @@
 #include <memory>
 
 #include "core/runtime.hpp"
+#include "core/tunables.hpp"
 #include "core/ult.hpp"
 #include "sched/policy.hpp"
 #include "sched/ws_deque.hpp"
@@ -79,33 +80,16 @@
 namespace weft::detail {
 namespace {
 
-// --- Tunables -----------------------------------------------------------------
-// Initial work deque: 2^8 slots = 2 KiB per worker. A fork tree keeps about
-// one continuation per level of the tree on a worker's deque; 256 levels is
-// more than any real recursion, so the deque practically never grows.
-constexpr unsigned work_log2_capacity = 8;
-// Initial yielded deque: 2^4 slots (grows if a worker has more yielders).
-constexpr unsigned yielded_log2_capacity = 4;
-// Every fair_interval-th pick on a worker takes the oldest yielder first.
-// Prime so that it does not beat with periodic program behaviour; Go's value.
-constexpr unsigned fair_interval = 61;
-// Failed looks, each followed by a sched_yield(), before an idle worker parks.
-// A look plus a yield costs about 0.2-0.3 us here when nothing else wants the
-// CPU (sched_yield alone: 170 ns), so 256 of them take about 60 us, the same
-// budget as the core's pause-spins (tun::idle_spins): above the ~20 us a
-// futex wake-up costs, below anything a user notices as idle CPU burn.
-// Measured on the 2-core development machine; a guess elsewhere.
-constexpr int idle_yield_rounds = 256;
 
 // --- State ----------------------------------------------------------------------
 
 struct alignas(64) ws_worker {
-    ws_deque<ult> work{work_log2_capacity};
-    ws_deque<ult> yielded{yielded_log2_capacity};
+    ws_deque<ult> work{tun::ws_work_log2_capacity};
+    ws_deque<ult> yielded{tun::ws_yielded_log2_capacity};
 
     // Owner only, touched on every pick.
     alignas(64) std::uint64_t rng = 0;  // xorshift64 state, never 0
-    unsigned fair_countdown = fair_interval;
+    unsigned fair_countdown = tun::ws_fair_interval;
     // Statistics: written by the owner only (relaxed load + store), read by
     // anyone. The baselines are written by weft_stats_reset.
     atomic<std::uint64_t> steals{0};
@@ -155,7 +139,7 @@ void assert_owner([[maybe_unused]] int w) { assert(current_worker() != nullptr &
 ult* take_local(ws_worker& me, bool solo) {
     auto take_yielded = [&] { return solo ? me.yielded.take_top_unshared() : me.yielded.steal_until_empty(); };
     if (--me.fair_countdown == 0) {
-        me.fair_countdown = fair_interval;
+        me.fair_countdown = tun::ws_fair_interval;
         if (me.yielded.size_hint() > 0)
             if (ult* t = take_yielded()) return t;
     }
@@ -288,7 +272,7 @@ const sched_policy_def ws_policy = {
     .reset_stats = ws_reset_stats,
     // No space hooks: a blocked thread is in no deque (ready(.., woken) brings
     // it back), and ws bounds space by the work-first order alone.
-    .idle_yield_rounds = idle_yield_rounds,
+    .idle_yield_rounds = tun::ws_idle_yield_rounds,
 };
 
 }  // namespace

@@ -2,7 +2,7 @@
 // wakes the first waiter and leaves the mutex free, so that a running thread
 // may take it before the woken one has run (barging). A woken waiter that
 // finds the mutex taken queues again at the front. A waiter that has waited
-// longer than handoff_after_ns is handed the mutex directly instead, so every
+// longer than tun::mutex_handoff_after_ns is handed the mutex directly instead, so every
 // wait stays bounded (Go's sync.Mutex "starvation mode" works the same way).
 //
 // Why not always hand off: the new owner is not running. Until its worker
@@ -32,6 +32,7 @@
 
 #include "core/outside.hpp"
 #include "core/runtime.hpp"
+#include "core/tunables.hpp"
 #include "sync/wait_list.hpp"
 
 namespace weft::detail {
@@ -53,11 +54,6 @@ void unlink_waiter(wait_record* rec) {
     wait_list(m->head_, m->tail_).remove(rec);
 }
 
-// A waiter queued this long (since its first block) is handed the mutex
-// directly by the next unlock. Go's sync.Mutex uses the same 1 ms; guess: long
-// enough that hand-offs (and their wait for the receiver to run) stay rare,
-// short against any wait a user would notice.
-constexpr std::int64_t handoff_after_ns = 1'000'000;
 
 // Spins briefly before queueing when another worker holds the mutex: a
 // critical section of a few hundred ns ends sooner than a park/hand-off.
@@ -157,7 +153,7 @@ int mutex_unlock(weft_mutex_t* m, void* self) {
         lk.unlock();
         return 0;
     }
-    if (monotonic_ns() - static_cast<std::int64_t>(next->tag) >= handoff_after_ns) {
+    if (monotonic_ns() - static_cast<std::int64_t>(next->tag) >= tun::mutex_handoff_after_ns) {
         // It has waited long enough: the mutex stays locked, now its.
         state(m).store(q.empty() ? 1 : 2, memory_order_relaxed);
         owner(m).store(next->owner_id, memory_order_relaxed);
