@@ -45,14 +45,31 @@ bool may_have_work(runtime* rt, worker* w) {
     return true;  // no hint: let pick decide
 }
 
+// Takes w out of the parked set; false if it was not in it (running, spinning,
+// or already taken out by another waker). Call with rt->park_lock held.
+bool leave_parked_set(runtime* rt, worker* w) {
+    if (!w->parked) return false;
+    w->parked = false;
+    if (rt->parked.back() == w) rt->parked.pop_back();  // notify_work's choice: the last to park
+    else rt->parked.erase(std::find(rt->parked.begin(), rt->parked.end(), w));
+    rt->sleepers.fetch_sub(1, memory_order_relaxed);
+    return true;
+}
+
+// The one way a parked worker is woken: w has been taken out of the parked
+// set (by its waker, under park_lock); its wake word is set, then the futex
+// woken, so that a worker between its last look and futex_wait sees the word
+// and does not sleep.
+void rouse(runtime* rt, worker* w) {
+    w->wake_word.store(1, memory_order_release);
+    futex_wake(&w->wake_word);
+    rt->wakeups.fetch_add(1, memory_order_relaxed);
+}
+
 // Removes w from the parked set if it is still there (it found work itself).
 void unpark_self(runtime* rt, worker* w) {
     lock_guard<spinlock> g(rt->park_lock);
-    if (w->parked) {
-        w->parked = false;
-        rt->parked.erase(std::find(rt->parked.begin(), rt->parked.end(), w));
-        rt->sleepers.fetch_sub(1, memory_order_relaxed);
-    }
+    (void)leave_parked_set(rt, w);
 }
 
 std::uint64_t total_switches(runtime* rt) {
@@ -125,14 +142,9 @@ void wake_worker(worker* target) {
     runtime* rt = g_rt;
     {
         lock_guard<spinlock> g(rt->park_lock);
-        if (!target->parked) return;  // running or spinning: it will look at its inbox
-        target->parked = false;
-        rt->parked.erase(std::find(rt->parked.begin(), rt->parked.end(), target));
-        rt->sleepers.fetch_sub(1, memory_order_relaxed);
+        if (!leave_parked_set(rt, target)) return;  // running or spinning: it will look at its inbox
     }
-    target->wake_word.store(1, memory_order_release);
-    futex_wake(&target->wake_word);
-    rt->wakeups.fetch_add(1, memory_order_relaxed);
+    rouse(rt, target);
 }
 
 void notify_work() {
@@ -144,13 +156,9 @@ void notify_work() {
         lock_guard<spinlock> g(rt->park_lock);
         if (rt->parked.empty()) return;
         target = rt->parked.back();
-        rt->parked.pop_back();
-        target->parked = false;
-        rt->sleepers.fetch_sub(1, memory_order_relaxed);
+        (void)leave_parked_set(rt, target);
     }
-    target->wake_word.store(1, memory_order_release);
-    futex_wake(&target->wake_word);
-    rt->wakeups.fetch_add(1, memory_order_relaxed);
+    rouse(rt, target);
 }
 
 // The body of every worker's idle ult. Runs until the runtime stops.

@@ -1,9 +1,10 @@
 // weft_mutex_t: a blocking mutex. Waiters queue in arrival order; unlock
 // wakes the first waiter and leaves the mutex free, so that a running thread
 // may take it before the woken one has run (barging). A woken waiter that
-// finds the mutex taken queues again at the front. A waiter that has waited
-// longer than tun::mutex_handoff_after_ns is handed the mutex directly instead, so every
-// wait stays bounded (Go's sync.Mutex "starvation mode" works the same way).
+// finds the mutex taken queues again at the front. A waiter that has kept
+// losing so for longer than tun::mutex_handoff_after_ns is handed the mutex
+// directly instead, so every wait stays bounded (Go's sync.Mutex "starvation
+// mode" works the same way).
 //
 // Why not always hand off: the new owner is not running. Until its worker
 // switches to it, or for a kernel thread outside weft until the kernel wakes
@@ -48,6 +49,11 @@ std::uint32_t depth_of(const weft_mutex_t* m) { return m->kind_ / depth_one; }
 
 atomic_ref<std::uint32_t> state(weft_mutex_t* m) { return atomic_ref<std::uint32_t>(m->state_); }
 atomic_ref<void*> owner(weft_mutex_t* m) { return atomic_ref<void*>(m->owner_); }
+
+// A waiter's rec.tag: tag_never_lost until it has been woken and found the
+// mutex taken, then the CLOCK_MONOTONIC time of that first loss; the unlocker
+// sets it to 0 when it hands the waiter the mutex.
+constexpr std::uintptr_t tag_never_lost = 1;
 
 void unlink_waiter(wait_record* rec) {
     auto* m = static_cast<weft_mutex_t*>(rec->queue);
@@ -96,9 +102,10 @@ int mutex_lock(weft_mutex_t* m, void* self, std::int64_t deadline_ns) {
     }
     wait_record rec;
     rec.owner_id = self;  // who becomes owner on a direct hand-off
-    std::int64_t since = 0;  // when we first queued
+    bool queued = false;     // we have been in the queue (and woken)
+    std::int64_t since = 0;  // when we first lost the mutex after a wake (0: not yet)
     for (;;) {
-        if (spin_acquire(m, since == 0 ? 1 : 2)) break;
+        if (spin_acquire(m, queued ? 2 : 1)) break;
         spinlock_ref lk(m->lock_);
         lk.lock();
         wait_list q(m->head_, m->tail_);
@@ -113,15 +120,18 @@ int mutex_lock(weft_mutex_t* m, void* self, std::int64_t deadline_ns) {
             lk.unlock();
             return ETIMEDOUT;
         }
-        if (since == 0) {
-            since = monotonic_ns();
+        if (!queued) {
+            queued = true;
             q.push_back(&rec, m, &unlink_waiter);
+            rec.tag = tag_never_lost;
         } else {
-            q.push_front(&rec, m, &unlink_waiter);  // woken but beaten to it: keep our place
+            // Woken but beaten to it: keep our place, and from the first such
+            // loss on, count the time towards a direct hand-off. The clock is
+            // read only here, never on a wake that takes the mutex.
+            q.push_front(&rec, m, &unlink_waiter);
+            if (since == 0) since = monotonic_ns();
+            rec.tag = static_cast<std::uintptr_t>(since);
         }
-        // rec.tag: when we first queued (never 0); the unlocker sets it to 0
-        // when it hands us the mutex.
-        rec.tag = static_cast<std::uintptr_t>(since);
         rec.futex.store(0, memory_order_relaxed);  // a kernel thread outside weft waits on it again
         int rc = wait(&rec, &m->lock_, deadline_ns, "weft_mutex_lock", m);
         if (rec.tag == 0) return 0;  // the unlocker made us the owner
@@ -153,7 +163,8 @@ int mutex_unlock(weft_mutex_t* m, void* self) {
         lk.unlock();
         return 0;
     }
-    if (monotonic_ns() - static_cast<std::int64_t>(next->tag) >= tun::mutex_handoff_after_ns) {
+    if (next->tag != tag_never_lost &&
+        monotonic_ns() - static_cast<std::int64_t>(next->tag) >= tun::mutex_handoff_after_ns) {
         // It has waited long enough: the mutex stays locked, now its.
         state(m).store(q.empty() ? 1 : 2, memory_order_relaxed);
         owner(m).store(next->owner_id, memory_order_relaxed);
