@@ -17,15 +17,7 @@ namespace {
 using wt::fib_serial;
 long fib(int n) { return wt::fib_join(n); }
 
-class FilRegionConcurrency : public ::testing::TestWithParam<int> {
-protected:
-    void SetUp() override {
-        weft_config_t cfg{};
-        cfg.workers = GetParam();
-        ASSERT_EQ(weft_init(&cfg), 0);
-    }
-    void TearDown() override { ASSERT_EQ(weft_finalize(), 0); }
-};
+class FilRegionConcurrency : public wt::workers_fixture {};
 
 TEST_P(FilRegionConcurrency, many_short_regions) {
     for (int k = 0; k < 300; ++k) {

@@ -286,6 +286,18 @@ inline weft_mutex_t make_mutex(int type) {
     return m;
 }
 
+// A runtime of GetParam() workers (default policy) for each test: for suites
+// parameterised by a worker count alone, named with worker_count_name.
+class workers_fixture : public ::testing::TestWithParam<int> {
+protected:
+    void SetUp() override {
+        weft_config_t cfg{};
+        cfg.workers = GetParam();
+        ASSERT_EQ(weft_init(&cfg), 0);
+    }
+    void TearDown() override { ASSERT_EQ(weft_finalize(), 0); }
+};
+
 // Names the instances of a suite parameterised by a worker count: "w1", "w2"...
 // (Not "w" + to_string(..): GCC 12 warns there, -Wrestrict, a false positive.)
 struct worker_count_name {

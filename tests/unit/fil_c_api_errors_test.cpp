@@ -16,15 +16,7 @@ int fil_c_error_reductions(void);
 
 namespace {
 
-class FilCApiErrors : public ::testing::TestWithParam<int> {
-protected:
-    void SetUp() override {
-        weft_config_t cfg{};
-        cfg.workers = GetParam();
-        ASSERT_EQ(weft_init(&cfg), 0);
-    }
-    void TearDown() override { ASSERT_EQ(weft_finalize(), 0); }
-};
+class FilCApiErrors : public wt::workers_fixture {};
 
 // Each returns the line of fil_c_api_errors.c whose check failed, or 0.
 TEST_P(FilCApiErrors, bad_arguments_are_einval) { EXPECT_EQ(fil_c_error_arguments(), 0); }

@@ -34,15 +34,7 @@ double quad_ref(double a, double b, double fa, double fb, double area) {
     return quad_ref(a, m, fa, fm, l) + quad_ref(m, b, fm, fb, r);
 }
 
-class FilCApi : public ::testing::TestWithParam<int> {
-protected:
-    void SetUp() override {
-        weft_config_t cfg{};
-        cfg.workers = GetParam();
-        ASSERT_EQ(weft_init(&cfg), 0);
-    }
-    void TearDown() override { ASSERT_EQ(weft_finalize(), 0); }
-};
+class FilCApi : public wt::workers_fixture {};
 
 TEST_P(FilCApi, jacobi_start) {
     double c1 = 0, c2 = 0;
