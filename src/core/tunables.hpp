@@ -52,6 +52,10 @@ inline constexpr int ws_idle_yield_rounds = 256;
 static_assert(ws_idle_yield_rounds > 0, "0 would mean the core's default idle loop (policy.hpp)");
 
 // --- Mutex (src/sync/mutex.cpp) ---
+// Looks at a contended mutex (each followed by a pause, ~30 ns here) before a
+// locker queues, on more than one worker: a critical section of a few hundred
+// ns ends sooner than a block and wake-up. Guess.
+inline constexpr int mutex_spins = 64;
 // A waiter queued this long (since its first block) is handed the mutex
 // directly by the next unlock. Go's sync.Mutex uses the same 1 ms; guess: long
 // enough that hand-offs (and their wait for the receiver to run) stay rare,

@@ -67,7 +67,7 @@ void unlink_waiter(wait_record* rec) {
 // others may still be queued behind it and only its unlock can wake them.
 bool spin_acquire(weft_mutex_t* m, std::uint32_t taken) {
     if (g_rt == nullptr || g_rt->nworkers == 1) return false;
-    for (int i = 0; i < 64; ++i) {
+    for (int i = 0; i < tun::mutex_spins; ++i) {
         std::uint32_t expected = 0;
         if (state(m).load(memory_order_relaxed) == 0 &&
             state(m).compare_exchange_weak(expected, taken, memory_order_acquire, memory_order_relaxed))
