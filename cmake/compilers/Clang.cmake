@@ -24,15 +24,3 @@ set(WEFT_STRICT_FLAGS
 set(WEFT_SANITIZE_FLAGS
     -fno-sanitize-recover=all
 )
-
-# See GNU.cmake: stack probes (Clang >= 11 on x86-64; on AArch64 Clang probes
-# every 4 KiB).
-include(CheckCCompilerFlag)
-check_c_compiler_flag(-fstack-clash-protection WEFT_HAVE_STACK_CLASH_PROTECTION)
-if(WEFT_HAVE_STACK_CLASH_PROTECTION)
-    set(WEFT_STACK_PROBE_FLAGS -fstack-clash-protection)
-    set(WEFT_NO_STACK_PROBE_FLAGS -fno-stack-clash-protection)
-else()
-    set(WEFT_STACK_PROBE_FLAGS "")
-    set(WEFT_NO_STACK_PROBE_FLAGS "")
-endif()

@@ -7,10 +7,8 @@
 #   WEFT_STRICT_FLAGS       added when WEFT_STRICT=ON
 #   WEFT_SANITIZE_FLAGS     added (compile and link) when WEFT_SANITIZE is set,
 #                           after -fsanitize=<list> -fno-omit-frame-pointer
-#   WEFT_STACK_PROBE_FLAGS  C and C++: every target of the build, and the
-#                           INTERFACE of the exported targets and weft.pc
-#   WEFT_NO_STACK_PROBE_FLAGS  the opposite, for tests of code built without
-#                           probes (tests/CMakeLists.txt)
+# (The stack-probe flags, WEFT_STACK_PROBE_FLAGS, are checked for once, for
+# any compiler, in the top-level CMakeLists.txt.)
 
 set(WEFT_WARNING_FLAGS
     -Wall
@@ -59,21 +57,3 @@ endif()
 set(WEFT_SANITIZE_FLAGS
     -fno-sanitize-recover=all
 )
-
-# Stack probes: every page a frame, alloca or VLA allocates is touched in order,
-# so an overflow of any frame size hits the guard region below a weft stack and
-# is reported, instead of landing in another thread's memory (GCC >= 8; on
-# AArch64 GCC probes once per 64 KiB, the size of weft's guard region). Used for
-# every target of the build and passed to programs through weft::weft,
-# weft::weft_static and weft.pc. Per call of a function with a frame under a
-# page it costs nothing (no probe is emitted); see docs/design/stacks-and-context.md.
-include(CheckCCompilerFlag)
-check_c_compiler_flag(-fstack-clash-protection WEFT_HAVE_STACK_CLASH_PROTECTION)
-if(WEFT_HAVE_STACK_CLASH_PROTECTION)
-    set(WEFT_STACK_PROBE_FLAGS -fstack-clash-protection)
-    # For the tests of code built without probes (tests/integration/*_unprobed.cpp).
-    set(WEFT_NO_STACK_PROBE_FLAGS -fno-stack-clash-protection)
-else()
-    set(WEFT_STACK_PROBE_FLAGS "")
-    set(WEFT_NO_STACK_PROBE_FLAGS "")
-endif()
