@@ -69,6 +69,10 @@ for stage in "${stages[@]}"; do
     total_passed=$((total_passed + passed))
     total_failed=$((total_failed + failed))
     summary+=("$stage: $passed passed, $failed failed, $skipped skipped (build ${build_s}s, tests $((SECONDS - start - build_s))s)")
+    # Name the failures in the summary too: CI keeps only the tail of the output.
+    while IFS= read -r failed_test; do
+        summary+=("    failed: $failed_test")
+    done < <(sed -n '/^The following tests FAILED:/,/^$/p' "$log" | grep -E '^[[:space:]]+[0-9]+ - ' | sed -E 's/^[[:space:]]+//')
 done
 
 echo "==== summary (${stages[*]}; $((SECONDS - start_all))s in all) ===================="
