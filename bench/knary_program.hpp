@@ -1,0 +1,79 @@
+// knary on weft: the program of `weft-bench knary` and `weft-bench cycler`,
+// the measurements both make of it, and the options they share.
+//
+// Every measurement starts a runtime of its own with the ws scheduler (Arora,
+// Blumofe & Plaxton's non-blocking work stealer) and finalizes it at the end,
+// so no worker count or measurement setting carries over to the next.
+//   - measure_work_span: T1 and Tinf, the work and span the runtime measures
+//     (weft_config_t.measure) on ONE worker. The runtime times strands on the
+//     wall clock, so on P > 1 workers sharing fewer CPUs a strand would also
+//     count the time its worker waited for a CPU; on one worker nothing of
+//     ours competes with it. Its CPU time is taken too: when the work exceeds
+//     it, another program took the CPU from the run and T1, Tinf are high.
+//   - timed_runs: the time T and the processor average PA of runs on P
+//     workers, measurement off. PA = the CPU time of the whole process (all
+//     its threads, CLOCK_PROCESS_CPUTIME_ID: weft's workers are its only
+//     threads) over the run's wall time: the time-average number of
+//     processors the kernel gave the program, idle workers' steal attempts
+//     and yields included, as the paper defines it.
+// Every run's tree reports the nodes it ran, which must equal the shape's
+// node count, else the run stops.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+#include "knary_model.hpp"
+
+namespace weft::bench::knary {
+
+// The busy loop's iterations per node by default: about 1.2 us on the
+// project's 2-core AMD EPYC VM (weft-bench knary --inputs 6:9:0 --workers 1
+// reports T1 = 0.08 s for 66,430 nodes), ten times weft's spawn + join, so the
+// nodes, not the runtime, make the work.
+inline constexpr long default_spin = 1000;
+
+// Work and span on one worker: medians over the rounds (seconds).
+struct work_span {
+    double t1_s = 0;
+    double tinf_s = 0;
+    double cpu_s = 0;  // the process's CPU time per run (median)
+    summary t1{};
+    summary tinf{};
+};
+work_span measure_work_span(shape s, long spin, int rounds);
+
+// One timed run on P workers.
+struct timed_run {
+    double wall_s = 0;
+    double cpu_s = 0;  // CPU time of the process during the run
+    double pa = 0;     // cpu_s / wall_s
+    std::uint64_t start_ns = 0;  // now_ns() at its ends
+    std::uint64_t end_ns = 0;
+};
+// Called right before a timed run starts (end = false) and right after it
+// ends (end = true), outside the timed region, with the round's index.
+using run_hook = std::function<void(int round, bool end)>;
+// A runtime of `workers` ws workers: one untimed warm-up run, then `rounds`
+// timed runs, in order.
+std::vector<timed_run> timed_runs(shape s, long spin, int workers, int rounds, run_hook const& hook = {});
+// The index of the run whose wall time is the median (for an even count, the
+// lower of the two middle ones): its time and PA are reported together.
+std::size_t median_run(std::vector<timed_run> const& runs);
+
+// The options both experiments share, and their values.
+option_spec opt_inputs(std::string default_inputs);
+option_spec opt_worker_list(std::string default_workers);
+option_spec opt_spin();
+// --inputs: a list of n:k:r; --workers: a list of counts and ranges a-b.
+// Both throw usage_error naming the experiment, the option and the value.
+std::vector<shape> parse_inputs(std::string const& command, std::vector<std::string> const& items);
+std::vector<int> parse_workers(std::string const& command, std::vector<std::string> const& items);
+
+// "n:k:r" for tables and messages.
+std::string shape_name(shape s);
+
+}  // namespace weft::bench::knary

@@ -1,0 +1,162 @@
+"""Plots of weft-bench knary and weft-bench cycler: Arora, Blumofe & Plaxton's Figures 24 and 27
+(utilization against normalized processes, with the fitted model's curve), the model's time
+against the measured one, and the cycler's processor average over time."""
+
+import os
+
+from make_report import plot
+
+TARGET = 0.25  # the model's target worst relative error (bench/knary.cpp)
+
+
+def runs_and_fit(records):
+    runs = [r for r in records if not r.get("fit") and not r.get("interval") and "wall_s" in r]
+    fits = [r for r in records if r.get("fit")]
+    return runs, (fits[-1] if fits else None)
+
+
+def model_curve(ax, c1, c2, xs, label, colour="black"):
+    """The model's utilization 1 / (c1 + c2 x) over the range of xs (log-spaced)."""
+    lo, hi = min(xs), max(xs)
+    if not (lo > 0 and hi > 0) or c1 + c2 <= 0:
+        return
+    n = 200
+    grid = [lo * (hi / lo) ** (i / (n - 1)) for i in range(n)] if hi > lo else [lo]
+    ax.plot(grid, [1.0 / (c1 + c2 * x) for x in grid], color=colour, linewidth=1.2, label=label)
+
+
+def utilization_plot(ax, runs, ukey, fit_c, title, cpus):
+    """Utilization against normalized processes, one colour per input, hollow
+    markers for oversubscribed runs (more workers than CPUs)."""
+    inputs = []
+    for r in runs:
+        key = f"{r['n']}:{r['k']}:{r['r']}"
+        if key not in inputs:
+            inputs.append(key)
+    import matplotlib  # here, not at the top: the report imports this file even without matplotlib
+
+    cmap = matplotlib.colormaps["viridis"]
+    xs_all = []
+    for i, key in enumerate(inputs):
+        colour = cmap(i / max(1, len(inputs) - 1))
+        sel = [r for r in runs if f"{r['n']}:{r['k']}:{r['r']}" == key and r.get(ukey) is not None]
+        for over in (False, True):
+            pts = [(r["normalized_processes"], r[ukey]) for r in sel if bool(r.get("oversubscribed")) == over]
+            pts = [(x, y) for x, y in pts if x > 0 and y > 0]
+            if not pts:
+                continue
+            xs_all += [x for x, _ in pts]
+            ax.scatter([x for x, _ in pts], [y for _, y in pts], s=22, color=colour,
+                       facecolors="none" if over else colour, label=key if not over else None, zorder=3)
+    if fit_c is not None and xs_all:
+        c1, c2 = fit_c
+        model_curve(ax, c1, c2, xs_all, f"model 1/(c1 + c2·x), c1={c1:.2f}, c2={c2:.3f}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    # The paper's axis runs 0.1..1; it widens to show every point.
+    ys = [r[ukey] for r in runs if isinstance(r.get(ukey), (int, float)) and r[ukey] > 0]
+    if ys:
+        ax.set_ylim(min(0.1, min(ys) / 1.3), max(1.2, max(ys) * 1.3))
+    ticks = [0.01, 0.02, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.5, 2, 3]
+    ax.set_yticks([t for t in ticks if ax.get_ylim()[0] <= t <= ax.get_ylim()[1]])
+    ax.set_yticklabels([f"{t:g}" for t in ticks if ax.get_ylim()[0] <= t <= ax.get_ylim()[1]])
+    ax.minorticks_off()
+    ax.set_xlabel("normalized processes  P / (T1/Tinf)")
+    ax.set_ylabel("utilization")
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7, frameon=False, loc="lower left", title=f"n:k:r (hollow: P > {cpus} CPUs)",
+              title_fontsize=7)
+
+
+def model_vs_measured(ax, runs, title):
+    pts = [(r["wall_s"], r["model_s"]) for r in runs if r.get("model_s") and r.get("wall_s")]
+    if not pts:
+        return
+    ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=14, color="#1b6ca8", zorder=3)
+    lo = min(min(p) for p in pts) / 1.5
+    hi = max(max(p) for p in pts) * 1.5
+    ax.plot([lo, hi], [lo, hi], color="black", linewidth=1, label="model = measured")
+    ax.fill_between([lo, hi], [lo * (1 - TARGET), hi * (1 - TARGET)], [lo * (1 + TARGET), hi * (1 + TARGET)],
+                    color="#999999", alpha=0.25, label=f"±{int(TARGET * 100)}%")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("measured T, seconds")
+    ax.set_ylabel("model c1·T1/PA + c2·Tinf·P/PA, seconds")
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8, frameon=False)
+
+
+@plot("knary")
+def plot_knary(records, outdir, plt):
+    runs, fit = runs_and_fit(records)
+    if not runs:
+        return []
+    cpus = runs[0].get("cpus", "?")
+    out = []
+    fig, ax = plt.subplots(figsize=(8, 5.5), dpi=110)
+    fit_c = (fit["c1"], fit["c2"]) if fit else None
+    utilization_plot(ax, runs, "utilization", fit_c,
+                     "knary utilization T1 / (min(P, PA)·T), PA measured (Arora, Blumofe & Plaxton, Figure 24)", cpus)
+    fig.tight_layout()
+    name = "knary_utilization.png"
+    fig.savefig(os.path.join(outdir, name))
+    plt.close(fig)
+    out.append((name, "knary: utilization against normalized processes, one colour per input; the curve is the "
+                      "fitted model T = c1·T1/PA + c2·Tinf·P/PA."))
+
+    fig, ax = plt.subplots(figsize=(6.5, 5.5), dpi=110)
+    err = f", worst error {100 * fit['max_rel_error']:.0f}%" if fit else ""
+    model_vs_measured(ax, runs, f"knary: the model's time against the measured one{err}")
+    fig.tight_layout()
+    name = "knary_model.png"
+    fig.savefig(os.path.join(outdir, name))
+    plt.close(fig)
+    out.append((name, f"knary: model against measured time for every run; the band is the target ±{int(TARGET * 100)}%."))
+    return out
+
+
+@plot("cycler")
+def plot_cycler(records, outdir, plt):
+    runs, fit = runs_and_fit(records)
+    intervals = [r for r in records if r.get("interval")]
+    if not runs:
+        return []
+    cpus = runs[0].get("cpus", "?")
+    out = []
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5.5), dpi=110, sharey=True)
+    utilization_plot(axes[0], runs, "utilization_paper",
+                     (fit["c1_paper_pa"], fit["c2_paper_pa"]) if fit else None,
+                     "PA = min(CPUs − PA(cycler), P) (the paper's Figure 27)", cpus)
+    utilization_plot(axes[1], runs, "utilization", (fit["c1"], fit["c2"]) if fit else None,
+                     "PA measured (process CPU time / T)", cpus)
+    fig.suptitle("knary utilization beside the cycler", fontsize=11)
+    fig.tight_layout()
+    name = "cycler_utilization.png"
+    fig.savefig(os.path.join(outdir, name))
+    plt.close(fig)
+    out.append((name, "knary beside the cycler: utilization against normalized processes with the paper's estimate "
+                      "of PA (left) and the measured PA (right); curves: the model fitted with each."))
+
+    fig, ax = plt.subplots(figsize=(10, 4), dpi=110)
+    if intervals:
+        ts = [r["t_s"] for r in intervals]
+        ax.step(ts + [ts[-1] + intervals[-1]["length_s"]], [r["pa_cycler"] for r in intervals] +
+                [intervals[-1]["pa_cycler"]], where="post", color="#c0392b", label="PA(cycler) per interval")
+    ax.scatter([r["t_s"] for r in runs], [r["pa"] for r in runs], s=10, color="#1b6ca8",
+               label="knary's PA, per run", zorder=3)
+    ax.scatter([r["t_s"] for r in runs], [r["pa_cycler"] for r in runs], s=10, color="#e67e22", marker="x",
+               label="PA(cycler) during each run", zorder=3)
+    ax.set_xlabel("seconds since the cycler started")
+    ax.set_ylabel("processors")
+    ax.set_title(f"the cycler's processor average and knary's, on {cpus} CPUs", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, frameon=False, loc="upper right")
+    fig.tight_layout()
+    name = "cycler_pa.png"
+    fig.savefig(os.path.join(outdir, name))
+    plt.close(fig)
+    out.append((name, "the cycler's processor average per log interval, and each knary run's own PA and the "
+                      "cycler's PA over that run."))
+    return out
