@@ -2,7 +2,6 @@
 #pragma once
 
 #include <atomic>
-#include <chrono>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -10,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "src/core/tunables.hpp"
+#include "src/core/sleep/stages.hpp"
 
 namespace weft::apps {
 
@@ -30,9 +29,10 @@ void on_kernel_threads(I workers, Work work) {
 // multigrid, the FFT): std::barrier's interface (arrive_and_wait; the
 // completion runs on the last thread to arrive, before any is released), but
 // waiting as the filaments' own sweep barrier waits: spin, then yield, then
-// block, with the filaments' own constants (src/core/tunables.hpp:
-// fil_wait_spins, fil_wait_yield_ns). std::barrier blocks almost at once, and a
-// kernel wake-up per sweep costs the coarse-grain Jacobi (10,000 sweeps) more
+// block, with the filaments' own stages and constants (the core's sleep
+// module: src/core/sleep/stages.hpp, filament_stages; the blocking kind is
+// std::atomic::wait, src/core/sleep/README.md). std::barrier blocks almost at
+// once, and a kernel wake-up per sweep costs the coarse-grain Jacobi (10,000 sweeps) more
 // than it costs the filaments version: 1.22-1.45 s on two workers where
 // OpenMP's spinning barrier took 0.87-0.94 s (Zen 4; `weft-bench filaments
 // --app jacobi --workers 2` with std::barrier in its place). A baseline should
@@ -59,32 +59,26 @@ public:
             generation_.notify_all();
             return;
         }
-        std::chrono::steady_clock::time_point yields_since{};
-        for (int i = 0; generation_.load(std::memory_order_acquire) == gen; ++i) {
-            if (i < spins) {
-                relax();
-                continue;
-            }
-            if (i == spins) yields_since = std::chrono::steady_clock::now();
-            if (std::chrono::steady_clock::now() - yields_since < yield_for) {
+        namespace sleep = weft::detail::sleep;
+        auto stages = sleep::filament_stages();
+        while (generation_.load(std::memory_order_acquire) == gen) {
+            switch (stages.next()) {
+            case sleep::stage::spin:
+                break;
+            case sleep::stage::yield:
                 std::this_thread::yield();
-            } else {
-                generation_.wait(gen, std::memory_order_acquire);
+                break;
+            case sleep::stage::block:
+                // std::atomic::wait announces, fences and re-checks the value
+                // itself (sleep::fall_asleep): nothing to add around it.
+                sleep::fall_asleep([] {}, [] {}, [&] { return generation_.load(std::memory_order_acquire) != gen; },
+                                   [&] { generation_.wait(gen, std::memory_order_acquire); }, [] {});
+                break;
             }
         }
     }
 
 private:
-    static constexpr int spins = weft::detail::tun::fil_wait_spins;
-    static constexpr std::chrono::nanoseconds yield_for{weft::detail::tun::fil_wait_yield_ns};
-    static void relax() {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#elif defined(__aarch64__)
-        asm volatile("yield");
-#endif
-    }
-
     const std::ptrdiff_t threads_;
     Completion done_;
     alignas(64) std::atomic<std::ptrdiff_t> arrived_{0};

@@ -16,18 +16,11 @@
 // it waits for ult::suspended, set right after the switch. So readying needs no
 // post-switch step, and a yield costs one queue operation.
 //
-// Parking protocol (no lost wake-ups; rayon's sleep module is the model):
-//   Sleeper: 1. register in `parked` and increment `sleepers` (seq_cst RMW)
-//            2. heavy_fence(), then look for work once more (inbox, inject
-//               queue, policy, timers)
-//            3. if none, futex-wait on its own wake word until a waker sets it.
-//   Waker:   1. publish the work (policy ready / inject queue)
-//            2. light_fence(); if `sleepers` > 0, pop a parked worker, set its
-//               wake word, futex-wake it.
-//   Store-buffering with a full fence on both sides: either the sleeper's step 2
-//   sees the work, or the waker's step 2 sees the sleeper. The waker's fence is
-//   free (a compiler barrier) because the sleeper's is membarrier(), which
-//   fences every running thread of the process (sync/asymmetric_fence.hpp).
+// Parking: an idle worker spins, yields, then parks on its own futex word with
+// the core's one sleep/wake protocol (announce in `parked` and `sleepers`,
+// heavy fence, one more look, block; wakers: light fence, `sleepers` check).
+// The protocol, its fences and the proof that no wake-up is lost are in
+// core/sleep/README.md; the code is worker.cpp.
 //
 // Rejected: a scheduler context per worker (two switches per hand-off); one
 // condition variable for all sleepers (wakes the wrong worker for pinned ults).
@@ -67,7 +60,7 @@ struct runtime {
     atomic<std::uint64_t> id_blocks{0};
     atomic<std::uint64_t> wakeups{0};
 
-    // Parking.
+    // Parking (core/sleep/README.md).
     alignas(64) atomic<int> sleepers{0};
     spinlock park_lock;
     std::vector<worker*> parked;

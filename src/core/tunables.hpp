@@ -6,8 +6,8 @@
 // here, as programs see only include/: they are in include/weft/detail/
 // (hunger_word's biases in fil_hunger.hpp, the parallel_for pieces in
 // filament_abi.hpp), and this header checks its own constants against them.
-// The coarse-grain baselines of apps/ include this header for the wait of
-// their sweep barrier (apps/coarse.hpp).
+// The waits' constants reach their waiters through core/sleep/stages.hpp, the
+// coarse-grain baselines' sweep barrier of apps/ included (apps/coarse.hpp).
 #pragma once
 
 #include <cstddef>
@@ -227,8 +227,8 @@ static_assert(fil_max_sets < (1 << 16), "the set index fits the phase word's 16 
 // (`weft-bench filaments --app jacobi --size 420 --workers 2` with each value;
 // docs/design/filaments.md, "Waiting"). Yielding, not spinning, fills the time,
 // so a worker on an oversubscribed CPU lets the others run. apps/coarse.hpp's
-// sweep_barrier waits with the same two, so that the coarse-grain baselines
-// wait as the filaments do.
+// sweep_barrier waits with the same two (core/sleep/stages.hpp,
+// filament_stages), so that the coarse-grain baselines wait as the filaments do.
 inline constexpr int fil_wait_spins = 256;
 inline constexpr std::int64_t fil_wait_yield_ns = 200'000;
 static_assert(fil_deepen_every <= fil_wait_spins, "hungry participants deepen the others' limits while they spin");

@@ -1,5 +1,6 @@
 // weft::detail — a worker's idle ult: look for work, spin, park; and the wake side.
-// The protocol and its proof sketch are in runtime.hpp's essay.
+// The stages and the park are the core's sleep module (core/sleep/backoff.hpp);
+// the protocol, its steps and its proof sketch are in core/sleep/README.md.
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -11,6 +12,7 @@
 #include "core/deadlock.hpp"
 #include "core/outside.hpp"
 #include "core/runtime.hpp"
+#include "core/sleep/stages.hpp"
 #include "core/timer.hpp"
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
@@ -78,33 +80,14 @@ std::uint64_t total_switches(runtime* rt) {
     return s;
 }
 
-// Parks w until woken (or, with a timer armed, until its deadline).
-// Returns the ult found on the final look, if any.
-ult* park(runtime* rt, worker* w) {
-    {
-        lock_guard<spinlock> g(rt->park_lock);
-        w->wake_word.store(0, memory_order_relaxed);
-        w->parked = true;
-        rt->parked.push_back(w);
-        rt->sleepers.fetch_add(1, memory_order_seq_cst);
-    }
-    // Pairs with the light fence in notify_work (store-buffering: with a full
-    // fence on both sides, one of us must see the other's write).
-    heavy_fence();
-    // Step 2 of the protocol: look once more after announcing ourselves.
-    if (ult* t = pick(w)) {
-        unpark_self(rt, w);
-        return t;
-    }
-    if (rt->stopping.load(memory_order_acquire)) {
-        unpark_self(rt, w);
-        return nullptr;
-    }
+// Step 4 of a park: futex-waits on w's wake word until a waker sets it (or the
+// earliest timer's deadline passes). The last worker to go to sleep with no
+// timer armed may be looking at a deadlock: it sleeps for the grace period
+// instead, then asks the detector (deadlock.cpp); while it finds that a kernel
+// thread outside weft could still wake someone, it looks again after longer
+// and longer periods.
+void sleep_on_wake_word(runtime* rt, worker* w) {
     std::int64_t deadline = rt->timers->next_deadline();
-    // The last worker to go to sleep with no timer armed may be looking at a
-    // deadlock: sleep for the grace period instead, then ask the detector
-    // (deadlock.cpp); while it finds that a kernel thread outside weft could
-    // still wake someone, look again after longer and longer periods.
     bool last = rt->deadlock_detection && deadline == INT64_MAX &&
                 rt->sleepers.load(memory_order_relaxed) == rt->nworkers;
     std::uint64_t switches_before = last ? total_switches(rt) : 0;
@@ -132,8 +115,31 @@ ult* park(runtime* rt, worker* w) {
         std::int64_t warn_at = quiet_since + tun::deadlock_warn_ns;
         deadline = now < warn_at ? std::min(now + period, warn_at) : now + period;
     }
-    unpark_self(rt, w);
-    return nullptr;
+}
+
+// Parks w until woken (or, with a timer armed, until its deadline): the
+// sleeper's steps of core/sleep/README.md, blocking on w's futex word.
+// Returns the ult found on the final look, if any.
+ult* park(runtime* rt, worker* w) {
+    ult* found = nullptr;
+    sleep::fall_asleep(
+        [&] {  // step 1: in the parked set, and counted in `sleepers`
+            lock_guard<spinlock> g(rt->park_lock);
+            w->wake_word.store(0, memory_order_relaxed);
+            w->parked = true;
+            rt->parked.push_back(w);
+            rt->sleepers.fetch_add(1, memory_order_seq_cst);
+        },
+        // Step 2: pairs with the light fence in notify_work (store-buffering:
+        // with a full fence on both sides, one of us must see the other's write).
+        [] { heavy_fence(); },
+        [&] {  // step 3: look once more after announcing ourselves
+            found = pick(w);
+            return found != nullptr || rt->stopping.load(memory_order_acquire);
+        },
+        [&] { sleep_on_wake_word(rt, w); },  // step 4
+        [&] { unpark_self(rt, w); });        // step 5: leave the set if no waker took us out
+    return found;
 }
 
 }  // namespace
@@ -169,28 +175,26 @@ void worker_idle_loop(worker* w) {
         std::int64_t idle_start = monotonic_ns();
         w->idle_now.store(true, memory_order_relaxed);
         ult* next = nullptr;
-        int spins = 0, yields = 0;
         // A policy whose look is a round of steals (ws) asks for Arora, Blumofe & Plaxton's
         // idle loop: a sched_yield() after each failed look instead of a pause
         // (policy.hpp, idle_yield_rounds).
-        const bool yield_between_looks = rt->policy->idle_yield_rounds > 0;
-        const int spin_limit = yield_between_looks ? rt->policy->idle_yield_rounds : tun::idle_spins;
+        auto stages = sleep::idle_worker_stages(rt->policy->idle_yield_rounds);
         while (next == nullptr) {
             if (rt->stopping.load(memory_order_acquire)) {
                 w->idle_ns.fetch_add(static_cast<std::uint64_t>(monotonic_ns() - idle_start), memory_order_relaxed);
                 return;
             }
             if (may_have_work(rt, w) && (next = pick(w)) != nullptr) break;
-            if (spins < spin_limit) {
-                ++spins;
-                if (yield_between_looks) sched_yield();
-                else cpu_relax();
-            } else if (yields < tun::idle_yields) {
-                ++yields;
+            switch (stages.next()) {
+            case sleep::stage::spin:
+                break;
+            case sleep::stage::yield:
                 sched_yield();
-            } else {
+                break;
+            case sleep::stage::block:
                 next = park(rt, w);
-                spins = yields = 0;
+                stages.reset();
+                break;
             }
         }
         w->idle_now.store(false, memory_order_relaxed);

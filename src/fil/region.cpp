@@ -17,17 +17,12 @@
 //   5. Each participant flushes its counters and drops its reference; the
 //      last one frees the region.
 //
-// Sleep protocol of a participant (rayon's sleep module, as in core/runtime.hpp):
-//   Sleeper: 1. sleeping = 1; sleepers += 1 (seq_cst); heavy_fence()
-//            2. look again: its condition, then any visible work
-//            3. if none, block on its semaphore; then sleeping = 0
-//   Waker:   1. publish (push a job / release a latch / advance a phase / finish)
-//            2. light_fence(); if sleeping == 1, exchange it to 0 and, if it was
-//               1, post the semaphore
-//   Store-buffering with a full fence on both sides: either the sleeper's step
-//   2 sees the publication, or the waker's step 2 sees `sleeping`. A post whose
-//   sleeper cancelled (step 2 found something) stays in the semaphore and ends
-//   a later sleep early, which only costs one more look.
+// Sleep protocol of a participant: the core's (core/sleep/README.md), blocking
+// on the participant's semaphore, which blocks its server ult, not the worker.
+// The sleeper's steps are wait_until's (region.hpp) through sleep::fall_asleep;
+// the wakers are wake, wake_all and wake_one below. A post whose sleeper
+// retracted without blocking (its last look found something) stays in the
+// semaphore and ends a later sleep early, which only costs one more look.
 #include <sched.h>
 
 #include <cerrno>
@@ -421,18 +416,9 @@ bool work_visible(part* p) {
 
 // --- Sleeping -----------------------------------------------------------------------
 
-bool sleep_announce(part* p) {
+void sleep_announce(part* p) {
     p->sleeping.store(1, memory_order_relaxed);
     p->r->sleepers.fetch_add(1, memory_order_seq_cst);
-    heavy_fence();
-    return true;
-}
-
-void sleep_cancel(part* p) {
-    // If a waker already claimed us, its post stays in the semaphore and ends
-    // the next sleep early (harmless).
-    (void)p->sleeping.exchange(0, memory_order_acq_rel);
-    p->r->sleepers.fetch_sub(1, memory_order_relaxed);
 }
 
 void sleep_block(part* p) {
@@ -443,6 +429,10 @@ void sleep_block(part* p) {
     (void)weft_sem_wait(&p->sem);
     weft_fil_self_ = &p->hot;
     p->settled.store(0, memory_order_relaxed);
+}
+
+void sleep_retract(part* p) {
+    // If a waker already claimed us, its post is (or will be) in the semaphore.
     (void)p->sleeping.exchange(0, memory_order_acq_rel);
     p->r->sleepers.fetch_sub(1, memory_order_relaxed);
 }

@@ -30,9 +30,11 @@
 #include <cstdint>
 #include <exception>
 
+#include "core/sleep/stages.hpp"
 #include "core/wait.hpp"
 #include "fil/list.hpp"
 #include "fil/stats.hpp"
+#include "sync/asymmetric_fence.hpp"
 #include "sync/primitives.hpp"
 #include "weft/detail/filament_abi.hpp"
 #include "weft/weft.h"
@@ -174,9 +176,10 @@ void drop_region(region* r);        // before run_region, when setup failed
 void fail(region* r, std::exception_ptr e);
 
 // Waits, as an idle participant, until done() holds: runs fork/join filaments
-// found meanwhile (own list, then, if receiver-initiated, other lists), then
-// yields for tun::fil_wait_yield_ns, then sleeps. `done` must become true only through a change that is
-// followed by a wake of this participant (wake / wake_all). Before sleeping it
+// found meanwhile (own list, then, if receiver-initiated, other lists), with
+// the stages of core/sleep/stages.hpp (filament_stages: spin, then yield for
+// tun::fil_wait_yield_ns), then sleeps. `done` must become true only through a
+// change that is followed by a wake of this participant (wake / wake_all). Before sleeping it
 // calls reclaim(), which may make progress itself (take back a job it waits
 // for) and then returns true. counted: p is already counted in `hungry` (a
 // server that has just arrived) and stays counted when this returns.
@@ -225,58 +228,50 @@ void run_job(part* p, weft_fil_job_* j);
 weft_fil_job_* find_job(part* p);
 bool work_visible(part* p);
 
-// Sleeps on p's semaphore unless done() or work shows up after announcing it.
-// Implemented in region.cpp; declared here for wait_until.
-bool sleep_announce(part* p);                 // step 1-2: announce + fence
-void sleep_cancel(part* p);                   // found a reason not to sleep
-void sleep_block(part* p);                    // step 3: block until woken
+// The sleeper's steps of core/sleep/README.md for a participant, blocking on
+// its semaphore (region.cpp).
+void sleep_announce(part* p);  // step 1: sleeping = 1, sleepers += 1
+void sleep_block(part* p);     // step 4: settle, weft_sem_wait
+void sleep_retract(part* p);   // step 5: sleeping = 0, sleepers -= 1
 
 template <class Done, class Reclaim> void wait_until(part* p, Done done, Reclaim reclaim, bool counted) {
     region* r = p->r;
     if (!counted) add_hunger(r, 1);
-    int spins = 0;
-    std::int64_t yields_since = 0;  // when the yielding began (0: not yet)
+    auto stages = sleep::filament_stages();
     for (;;) {
         if (done()) break;
         if (weft_fil_job_* j = find_job(p)) {
             add_hunger(r, -1);
             run_job(p, j);
             add_hunger(r, 1);
-            spins = 0;
-            yields_since = 0;
+            stages.reset();
             continue;
         }
-        if (spins < tun::fil_wait_spins) {
-            ++spins;
-            if (spins % tun::fil_deepen_every == 0 && r->receiver_initiated) deepen_others(p);
-            cpu_relax();
+        switch (stages.next()) {
+        case sleep::stage::spin:
+            if (stages.spins() % tun::fil_deepen_every == 0 && r->receiver_initiated) deepen_others(p);
             continue;
-        }
-        if (yields_since == 0) yields_since = monotonic_ns();
-        if (monotonic_ns() - yields_since < tun::fil_wait_yield_ns) {
+        case sleep::stage::yield:
             weft_fil_self_ = &weft_fil_outside_;  // another weft thread may run here meanwhile
             (void)weft_thread_yield();
             weft_fil_self_ = &p->hot;
             sched_yield();  // and other kernel threads (more workers than CPUs)
             continue;
+        case sleep::stage::block:
+            break;
         }
         if (reclaim()) {
-            spins = 0;
-            yields_since = 0;
+            stages.reset();
             continue;
         }
         // About to sleep: nobody deepens the others' limits any more, and a
         // worker deep in a big pruned subtree would give nothing away until it
         // climbed back to its limit (quadrature: milliseconds per steal).
         if (r->receiver_initiated) open_others(p);
-        sleep_announce(p);
-        if (done() || work_visible(p)) {
-            sleep_cancel(p);
-        } else {
-            sleep_block(p);
-        }
-        spins = 0;
-        yields_since = 0;
+        sleep::fall_asleep([p] { sleep_announce(p); }, [] { heavy_fence(); },
+                           [&done, p] { return done() || work_visible(p); }, [p] { sleep_block(p); },
+                           [p] { sleep_retract(p); });
+        stages.reset();
     }
     if (!counted) add_hunger(r, -1);
 }
