@@ -60,8 +60,8 @@ int run(context& ctx) {
         ctx.progress("[%zu/%zu] %s: T1 and Tinf on 1 worker", ++step, steps, shape_name(s).c_str());
         work_span const ws = measure_work_span(s, spin, rounds);
         if (ws.t1_s > 1.1 * ws.cpu_s)
-            warnings.push_back("knary " + shape_name(s) + ": the runtime measured T1 = " + fmt(ws.t1_s, 4) +
-                               " s but the run had " + fmt(ws.cpu_s, 4) +
+            warnings.push_back("knary " + shape_name(s) + ": the runtime measured T1 = " + fmt_sig(ws.t1_s) +
+                               " s but the run had " + fmt_sig(ws.cpu_s) +
                                " s of CPU: it waited for a CPU, so T1 and Tinf include that wait");
         for (int p : workers) {
             ctx.progress("[%zu/%zu] %s on %d worker%s", ++step, steps, shape_name(s).c_str(), p, p == 1 ? "" : "s");

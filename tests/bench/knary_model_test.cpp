@@ -1,0 +1,137 @@
+// The arithmetic behind weft-bench knary and cycler (bench/knary_model.hpp):
+// the knary tree's node count and span against a direct walk of its dag, the
+// input checks, and the model fit, which must recover known c1 and c2 from
+// synthetic runs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "../../bench/knary_model.hpp"
+
+namespace {
+
+using weft::bench::knary::check_shape;
+using weft::bench::knary::fit_model;
+using weft::bench::knary::model_time;
+using weft::bench::knary::node_count;
+using weft::bench::knary::parallelism;
+using weft::bench::knary::point;
+using weft::bench::knary::shape;
+using weft::bench::knary::span_nodes;
+
+// The dag of knary(n, k, r) walked node by node, each node one unit of time
+// with unboundedly many processors: a node starts at `start`, its serial
+// children one after the other when it ends, its parallel children all
+// together after the last serial one. Counts the nodes and returns when the
+// subtree's last node ends.
+double walk(shape s, int levels, double start, double& nodes) {
+    nodes += 1;
+    double const own_end = start + 1;
+    if (levels == 1) return own_end;
+    double t = own_end;
+    for (int i = 0; i < s.r; ++i) t = walk(s, levels - 1, t, nodes);
+    double end = t;
+    for (int i = s.r; i < s.k; ++i) end = std::max(end, walk(s, levels - 1, t, nodes));
+    return end;
+}
+
+TEST(KnaryModel, node_count_and_span_match_a_walk_of_the_dag) {
+    for (int n = 1; n <= 5; ++n)
+        for (int k = 1; k <= 6; ++k)
+            for (int r = 0; r <= k; ++r) {
+                shape const s{n, k, r};
+                double nodes = 0;
+                double const span = walk(s, n, 0, nodes);
+                EXPECT_EQ(node_count(s), nodes) << n << ":" << k << ":" << r;
+                EXPECT_EQ(span_nodes(s), span) << n << ":" << k << ":" << r;
+            }
+}
+
+TEST(KnaryModel, default_sweep_spans_parallelism_1_to_10000) {
+    // weft-bench knary's default inputs 6:9:0 .. 6:9:8: one tree size, a span
+    // for each r.
+    for (int r = 0; r <= 9; ++r) EXPECT_EQ(node_count({6, 9, r}), 66430);
+    EXPECT_EQ(span_nodes({6, 9, 0}), 6);
+    EXPECT_EQ(span_nodes({6, 9, 1}), 63);  // 1 + 2 + 4 + ... + 32
+    EXPECT_EQ(span_nodes({6, 9, 8}), 66430);
+    EXPECT_EQ(span_nodes({6, 9, 9}), 66430);
+    EXPECT_NEAR(parallelism({6, 9, 0}), 11071.7, 0.1);
+    EXPECT_EQ(parallelism({6, 9, 8}), 1.0);
+    for (int r = 1; r <= 8; ++r) EXPECT_LT(parallelism({6, 9, r}), parallelism({6, 9, r - 1}));
+}
+
+TEST(KnaryModel, check_shape_names_what_is_wrong) {
+    EXPECT_EQ(check_shape({6, 9, 0}), "");
+    EXPECT_EQ(check_shape({1, 1, 1}), "");
+    EXPECT_NE(check_shape({0, 9, 0}).find("depth must be at least 1"), std::string::npos);
+    EXPECT_NE(check_shape({6, 0, 0}).find("children per node must be in [1, 64]"), std::string::npos);
+    EXPECT_NE(check_shape({6, 65, 0}).find("children per node must be in [1, 64]"), std::string::npos);
+    EXPECT_NE(check_shape({6, 9, 10}).find("serial children must be in [0, k] = [0, 9]"), std::string::npos);
+    EXPECT_NE(check_shape({6, 9, -1}).find("serial children"), std::string::npos);
+    EXPECT_NE(check_shape({40, 2, 0}).find("at most 1e9"), std::string::npos);
+}
+
+// Runs of a sweep like the experiment's: inputs of parallelism 1..10^4 on
+// P = 1..16, with PA = min(P, 2) minus a little, and times from the model
+// with (c1, c2), each multiplied by (1 + noise) with noise uniform in
+// [-amplitude, amplitude].
+std::vector<point> synthetic(double c1, double c2, double amplitude, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> noise(-amplitude, amplitude);
+    std::vector<point> pts;
+    for (double par : {1.0, 3.0, 10.0, 100.0, 1000.0, 10000.0})
+        for (int p = 1; p <= 16; ++p) {
+            point pt{0.08, 0.08 / par, double(p), std::min(double(p), 2.0) * 0.97, 0};
+            pt.wall = model_time(c1, c2, pt) * (1 + noise(rng));
+            pts.push_back(pt);
+        }
+    return pts;
+}
+
+TEST(KnaryModel, fit_recovers_c1_and_c2_from_exact_runs) {
+    auto const fit = fit_model(synthetic(1.1, 0.35, 0, 1));
+    EXPECT_EQ(fit.points, 96u);
+    EXPECT_NEAR(fit.c1, 1.1, 1e-9);
+    EXPECT_NEAR(fit.c2, 0.35, 1e-9);
+    EXPECT_LT(fit.max_rel_error, 1e-9);
+}
+
+TEST(KnaryModel, fit_recovers_c1_and_c2_through_noise) {
+    for (unsigned seed = 1; seed <= 5; ++seed) {
+        auto const fit = fit_model(synthetic(0.95, 1.5, 0.05, seed));
+        EXPECT_NEAR(fit.c1, 0.95, 0.03) << "seed " << seed;
+        EXPECT_NEAR(fit.c2, 1.5, 0.08) << "seed " << seed;
+        // Each run is within 5% of the true model; the fitted one may be a
+        // little further from some, never far.
+        EXPECT_LT(fit.max_rel_error, 0.1) << "seed " << seed;
+        EXPECT_GT(fit.max_rel_error, 0.02) << "seed " << seed;
+    }
+}
+
+TEST(KnaryModel, fit_keeps_coefficients_non_negative) {
+    // Times that fall as P grows at fixed PA: the unconstrained fit would give
+    // c2 < 0, which means nothing in the model; the constrained one has c2 = 0.
+    std::vector<point> pts;
+    for (int p = 1; p <= 8; ++p) pts.push_back({1.0, 0.5, double(p), 1.0, 1.0 - 0.02 * p});
+    auto const fit = fit_model(pts);
+    EXPECT_EQ(fit.c2, 0);
+    EXPECT_GT(fit.c1, 0.8);
+    EXPECT_LT(fit.c1, 1.0);
+}
+
+TEST(KnaryModel, fit_skips_runs_without_a_time_or_processors) {
+    auto pts = synthetic(1.0, 0.5, 0, 1);
+    pts.push_back({0.08, 0.01, 4, 0, 0.1});    // no processors
+    pts.push_back({0.08, 0.01, 4, 2, 0});      // no time
+    pts.push_back({0.08, 0.01, 4, 2, NAN});    // not a number
+    auto const fit = fit_model(pts);
+    EXPECT_EQ(fit.points, 96u);
+    EXPECT_NEAR(fit.c1, 1.0, 1e-9);
+    EXPECT_NEAR(fit.c2, 0.5, 1e-9);
+    EXPECT_EQ(fit_model({}).points, 0u);
+}
+
+}  // namespace
