@@ -99,6 +99,8 @@ void run_post_switch(worker* w) {
     w->in_handoff = false;
 }
 
+// A pinned ult goes to its worker's inbox, never to the policy (policy.hpp,
+// "Pinned ults").
 void make_ready(worker* w, ult* t, ready_reason why) {
     runtime* rt = g_rt;
     if (t->pinned_worker >= 0) {
@@ -120,6 +122,7 @@ worker* yield(worker* w) {
     runtime* rt = g_rt;
     ult* self = w->current;
     ult* next;
+    // yield_swap would queue self in the policy: not for a pinned ult.
     if (rt->policy->yield_swap != nullptr && !side_work(rt, w) && self->pinned_worker < 0) {
         // One queue operation: queue self and take the next (maybe self again).
         next = rt->policy->yield_swap(rt->policy_state, w->index, self);

@@ -94,8 +94,9 @@ inline constexpr std::size_t eh_bytes = 2 * sizeof(void*);
     return w;
 }
 
-// Hands a new child to the policy; a child-first policy (ws, dfs) runs it at
-// once and queues the caller. Inlined into weft_thread_create: under ws the
+// Hands a new child of the running ult, which is not pinned (launch_inline
+// decides), to the policy; a child-first policy (ws, dfs) runs it at once and
+// queues the caller. Inlined into weft_thread_create: under ws the
 // parent resumes here after the child's whole run, and each frame between the
 // user's call and this switch is one more mispredicted return (see above).
 [[gnu::always_inline]] inline worker* start_inline(worker* w, ult* child) {

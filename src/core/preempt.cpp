@@ -88,7 +88,9 @@ worker* await_turn(worker* w, std::uint32_t n) {
     std::int64_t waiting_since = -1;
     for (;;) {
         ult* self = w->current;
-        if (self->pinned_worker >= 0) return w;  // main during weft_finalize: never queued by the policy
+        // alloc_turn would queue self in the policy, which never holds a
+        // pinned ult (policy.hpp, "Pinned ults"): it goes ahead.
+        if (self->pinned_worker >= 0) return w;
         bool wait = false;
         ult* next = turn(rt->policy_state, w->index, self, &wait);
         if (next != self) {  // self is queued: run the higher-priority work first

@@ -21,9 +21,10 @@ struct ult;
 // EAGAIN: no stack, or no handle left.
 [[nodiscard]] int create_ult(worker* w, const weft_attr_t* attr, void* (*fn)(void*), void* arg, std::size_t extra,
                              void** extra_out, ult** out);
-// Hands a created ult to the scheduler (the caller may be preempted by it).
-// To run it on one worker only (and outside the policy), set
-// u->pinned_worker before launching it.
+// Hands a created ult to the scheduler (the caller may be preempted by it,
+// unless the caller is pinned). To run it on one worker only, set
+// u->pinned_worker before launching it: the core then keeps it in that
+// worker's inbox, outside the policy (src/sched/policy.hpp, "Pinned ults").
 void launch_ult(worker* w, ult* u);
 // Joins t, a joinable ult whose handle nobody else was given: claims it, waits
 // for it to end, collects its result (retval, and collect(storage, ctx) if

@@ -36,10 +36,14 @@ void detach_claimed(ult* t);
     exit_inline(current_worker());
 }
 
+// Hands u to the scheduler. The policy decides whether u runs at once
+// (start_inline), unless the pinned-ult rules of src/sched/policy.hpp apply: a
+// pinned u goes to its worker's inbox, and the child of a pinned parent is
+// made ready through the policy (ready(.., spawned)) while the parent goes on.
+// An external caller's u goes to the inject queue.
 [[gnu::always_inline]] inline void launch_inline(worker* w, ult* u) {
     u->started = true;
-    // A pinned ult goes to its worker's inbox, outside the policy.
-    if (w == nullptr || u->pinned_worker >= 0) make_ready(w, u, ready_reason::spawned);
+    if (w == nullptr || u->pinned_worker >= 0 || w->current->pinned_worker >= 0) make_ready(w, u, ready_reason::spawned);
     else start_inline(w, u);
 }
 

@@ -15,7 +15,10 @@
 //   1. Fork: the child goes immediately left of its parent and runs at once;
 //      the parent becomes ready in its place (spawn returns true). This is the
 //      serial depth-first order, so on one worker a fork tree runs exactly as
-//      its serial recursion would.
+//      its serial recursion would. A pinned parent is not preempted (the core
+//      calls ready(child, spawned) instead, policy.hpp "Pinned ults"): its
+//      child gets the same place and waits in the worker's deque, where it is
+//      the worker's next pick and a thief's target, and the parent goes on.
 //   2. Pick (take): each worker keeps the threads it readied in its own
 //      deque, ordered by label (a forking parent, a thread it woke, one it
 //      preempted). A worker that needs a thread takes the leftmost of its own
@@ -152,12 +155,18 @@ public:
     // ready(.., preempted_by_child), which the core calls next, does nothing.
     void spawn(int w, ult* parent, ult* child) {
         lock_guard<spinlock> g(lock_);
-        if (!dfs_order::placed(parent)) note(order_.append(parent));
-        note(order_.insert_before(child, parent));
+        place_child(child, parent);
         set_running(w, child);
-        // A pinned parent (main during weft_finalize) goes to its worker's
-        // inbox instead: the core never hands it to ready().
-        if (parent->pinned_worker < 0) push(w, parent);
+        push(w, parent);
+    }
+
+    // Rule 1 for a pinned parent, which the core does not let its child
+    // preempt (ready(.., spawned), policy.hpp): the child takes the same
+    // place, and waits for w or a thief in w's deque; the parent goes on.
+    void spawn_beside(int w, ult* parent, ult* child) {
+        lock_guard<spinlock> g(lock_);
+        place_child(child, parent);
+        push(w, child);
     }
 
     void ready(int w, ult* t, ready_reason why) {
@@ -400,6 +409,12 @@ private:
         return out;
     }
 
+    // Rule 1's place: immediately left of the parent (placed first if new).
+    void place_child(ult* child, ult* parent) {
+        if (!dfs_order::placed(parent)) note(order_.append(parent));
+        note(order_.insert_before(child, parent));
+    }
+
     // Relabelling keeps the order, so the heaps stay heaps; only the keys
     // cached in them are stale.
     void note(bool relabelled) {
@@ -488,7 +503,9 @@ const sched_policy_def dfs_policy = {
         },
     .ready =
         [](void* self, int w, ult* t, ready_reason why) {
-            if (why != ready_reason::preempted_by_child) s(self).ready(w, t, why);
+            if (why == ready_reason::preempted_by_child) return;
+            if (why == ready_reason::spawned) s(self).spawn_beside(w, current_ult(), t);
+            else s(self).ready(w, t, why);
         },
     .pick_next = [](void* self, int w) { return s(self).pick(w); },
     .yield_swap = [](void* self, int w, ult* t) { return s(self).yield_swap(w, t); },

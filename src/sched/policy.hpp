@@ -13,18 +13,25 @@
 //                            thread is queued.
 //   spawn(self, w, parent, child)
 //                            Required. Worker w has created `child` while running
-//                            `parent`. Return true to run the child at once: the
+//                            `parent`, which is not pinned (see Pinned ults).
+//                            Return true to run the child at once: the
 //                            core switches to it and, once the parent's context is
 //                            saved, calls ready(parent, reason::preempted_by_child).
 //                            Return false after making the child ready yourself
 //                            (the parent goes on).
 //   ready(self, w, t, why)   Required. Thread t became runnable on worker w (why:
-//                            spawned, woken, yielded, preempted_by_child). The
-//                            policy now owns t until pick_next hands it out.
-//                            t may still be finishing its switch away from its
-//                            last worker; the core waits for that before it
-//                            resumes t, so the policy need not care. Called only on workers
-//                            (external wake-ups go through the core's inject queue).
+//                            spawned, woken, yielded, preempted_by_child,
+//                            preempted). The policy now owns t until pick_next
+//                            hands it out. t may still be finishing its switch
+//                            away from its last worker; the core waits for that
+//                            before it resumes t, so the policy need not care.
+//                            Called only on workers (external wake-ups go
+//                            through the core's inject queue). `spawned`: t is
+//                            a new thread whose parent is pinned and goes on
+//                            running (see Pinned ults); the parent is the ult
+//                            running on w, current_ult() (declared below): the
+//                            one way a policy learns the parent of a child it
+//                            was not given through spawn.
 //   pick_next(self, w)       Required. Removes and returns the thread worker w
 //                            should run next, or nullptr if it has none.
 //   yield_swap(self, w, t)   Optional. t (running on w) yields: queue it as
@@ -98,6 +105,26 @@
 //                            lets a descheduled worker holding work have the CPU
 //                            when the machine is multiprogrammed.
 //
+// Pinned ults: a ult whose pinned_worker is >= 0 may run on that worker only
+// (main while it finalizes; a filament region's caller for the region, and
+// its servers, src/fil/region.cpp). The core keeps them out of the policy:
+//   - a pinned ult that becomes ready goes to its worker's inbox (worker.hpp),
+//     a FIFO the core serves before the inject queue, timers and pick_next
+//     (pick, dispatch.cpp); no callback is ever given a pinned ult to queue
+//     (ready, yield_swap, space.alloc_turn), and pick_next never hands one out;
+//     the space hooks on_block, on_exit and on_run do see them (a pinned ult
+//     blocks, ends and runs like any other);
+//   - a pinned parent is never preempted by its child: its continuation would
+//     wait in the inbox, where no other worker can take it, and a loop of
+//     spawns would run one child at a time, on one worker, whatever the
+//     policy. Instead of spawn, the core calls ready(child, spawned) on the
+//     parent's worker, for every policy: the child waits in the policy like
+//     any ready thread (any worker may take it) and the parent goes on. A
+//     policy that places a child relative to its parent (dfs: immediately
+//     before it in the serial order) finds the parent with current_ult().
+// So no policy needs to know that pinning exists; one that reads
+// ult::pinned_worker is wrong.
+//
 // Threading: every callback may run concurrently on different workers; the
 // policy does its own synchronization. Callbacks never block and never switch.
 // Undefined: a thread handed out by pick_next twice without a ready() between.
@@ -123,8 +150,12 @@ namespace weft::detail {
 
 struct ult;
 
+// The ult running on the calling worker (defined by the core): the parent of
+// a child given to ready(.., spawned) (see Pinned ults).
+ult* current_ult();
+
 enum class ready_reason : unsigned char {
-    spawned,            // a new thread the parent did not run at once
+    spawned,            // a new thread of a pinned parent, which goes on (see Pinned ults)
     woken,              // unblocked by a primitive, a timer or join
     yielded,            // gave up the CPU voluntarily
     preempted_by_child, // its child runs first (spawn returned true)

@@ -33,7 +33,10 @@
 // exactly the serial depth-first execution of the program, and a thief always
 // takes a continuation (never a not-yet-started child), so each worker holds
 // at most one continuation per level of the fork tree (Cilk's space bound,
-// S_P <= P * S_1). A pinned parent is the exception (see ws_spawn).
+// S_P <= P * S_1). The core never asks a pinned parent's child to run first
+// (policy.hpp, "Pinned ults"): it gives us ready(child, spawned), and the
+// child waits at the bottom of the work deque, stealable, like a
+// continuation.
 //
 // Picking the next thread (pick_next), in order:
 //   1. every tun::ws_fair_interval picks, the oldest yielder first (below);
@@ -185,17 +188,8 @@ void* ws_create(int workers) { return new ws_state(workers); }
 void ws_destroy(void* self) { delete static_cast<ws_state*>(self); }
 
 // Work-first: run the child now; the core queues the parent's continuation
-// in our work deque. Except for a pinned parent (main while it finalizes, a
-// filament server): the core would queue it in its worker's inbox, outside
-// the deques, where no thief can take it, and the whole computation below it
-// would stay on this worker. Then help-first: the child goes to the deque,
-// stealable, and the parent goes on.
-bool ws_spawn(void* self, int w, ult* parent, ult* child) {
-    if (parent->pinned_worker < 0) return true;
-    assert_owner(w);
-    st(self).w[w].work.push(child);
-    return false;
-}
+// in our work deque.
+bool ws_spawn(void*, int, ult*, ult*) { return true; }
 
 void ws_ready(void* self, int w, ult* t, ready_reason why) {
     assert_owner(w);
@@ -203,7 +197,7 @@ void ws_ready(void* self, int w, ult* t, ready_reason why) {
     if (why == ready_reason::yielded)
         me.yielded.push(t);
     else
-        me.work.push(t);  // continuation, woken, spawned, preempted: the owner's next pick
+        me.work.push(t);  // continuation, woken, a pinned parent's child, preempted: the owner's next pick
 }
 
 ult* ws_pick_next(void* self, int w) {

@@ -52,7 +52,7 @@ void join(weft_thread_t t) { EXPECT_EQ(weft_thread_join(t, nullptr), 0); }
 
 // Runs f on a new weft thread and joins it. Test bodies run there, not on
 // main: main is special to the core (it is pinned to worker 0 while it
-// finalizes, and a pinned parent's spawns are help-first under ws), and the
+// finalizes, and a pinned parent is never preempted by its child), and the
 // orders asserted below are those of ordinary threads.
 template <class F>
 void on_weft_thread(F&& f) {
@@ -418,10 +418,11 @@ void* meet(void* p) {
 }
 
 // requirement: a pinned parent's continuation cannot be stolen (the core
-// queues it in its worker's inbox), so ws spawns help-first for it: the
-// children go to the deque, where the other worker steals one. Work-first
-// would run the first child here while the parent sat in the inbox, and the
-// second child would never be spawned.
+// queues it in its worker's inbox), so the core does not let its child
+// preempt it (policy.hpp, "Pinned ults"): the children go to the deque, where
+// the other worker steals one. Work-first would run the first child here
+// while the parent sat in the inbox, and the second child would never be
+// spawned.
 TEST(SchedWsConcurrency, pinned_parent_spawns_help_first) {
     START_RUNTIME("ws", 2);
     rendezvous r;
