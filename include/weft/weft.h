@@ -469,7 +469,8 @@ typedef struct weft_worker_stats {
 WEFT_API int weft_stats_get(weft_stats_t *out);
 /* Errors: EINVAL worker out of range or not initialised. */
 WEFT_API int weft_worker_stats_get(int worker, weft_worker_stats_t *out);
-/* Clears the counters and high-water marks (live counts are kept). */
+/* Clears the counters and high-water marks (live counts are kept), the
+ * filament counters (weft_fil_stats_t) included. */
 WEFT_API int weft_stats_reset(void);
 /* Prints the statistics as WEFT_STATS=1 does, to stderr. */
 WEFT_API void weft_stats_print(void);
@@ -707,7 +708,8 @@ WEFT_API int weft_fil_reduce_user(weft_fil_red_t r, void (*combine)(void *acc, c
 /* Sets every copy to *value (NULL: zero bytes). */
 WEFT_API int weft_fil_red_set(weft_fil_red_t r, const void *value);
 
-/* Filament statistics (since start or weft_fil_stats_reset). */
+/* Filament statistics: counted by the running runtime since weft_init,
+ * weft_stats_reset or weft_fil_stats_reset; all zero when none runs. */
 typedef struct weft_fil_stats {
     uint64_t regions;           /* regions run */
     uint64_t filaments_created; /* iterative filaments created (counted when their pool is next
@@ -731,8 +733,11 @@ typedef struct weft_fil_stats {
 /* Errors: EINVAL null. */
 WEFT_API int weft_fil_stats_get(weft_fil_stats_t *out);
 /* One worker's share (filaments_run, steals, ... of that worker; regions and
- * sweeps count where they ended). Errors: EINVAL out of range or null. */
+ * sweeps count where they ended, an external caller's region and filaments
+ * created by an external thread on worker 0); the shares add up to
+ * weft_fil_stats_get's. Errors: EINVAL out of range or null. */
 WEFT_API int weft_fil_worker_stats_get(int worker, weft_fil_stats_t *out);
+/* Clears the filament counters only. */
 WEFT_API int weft_fil_stats_reset(void);
 
 #ifdef __cplusplus

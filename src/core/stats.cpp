@@ -81,8 +81,8 @@ void print_stats(std::FILE* out) {
     if (g_measure)
         std::fprintf(out, "  work T1 / span Tinf    %.3f ms / %.3f ms (parallelism %.2f)\n", s.work_ns / 1e6,
                      s.span_ns / 1e6, s.span_ns != 0 ? static_cast<double>(s.work_ns) / static_cast<double>(s.span_ns) : 0.0);
-    // Filaments (src/fil/), through their public call: the core knows nothing
-    // else of them.
+    // Filaments (src/fil/): their counters are the workers' (worker::fil),
+    // which their public call maps to weft_fil_stats_t.
     if (weft_fil_stats_t f{}; weft_fil_stats_get(&f) == 0 && f.regions != 0) {
         std::fprintf(out,
                      "  filament regions       %" PRIu64 " (sweeps %" PRIu64 ")\n"
@@ -134,6 +134,7 @@ WEFT_API int weft_stats_reset(void) {
         w->parks.store(0, memory_order_relaxed);
         w->idle_ns.store(0, memory_order_relaxed);
         w->started_ns.store(now, memory_order_relaxed);
+        for (auto& c : w->fil) c.store(0, memory_order_relaxed);  // the filaments' share (src/fil/stats.hpp)
     }
     rt->external_created.store(0, memory_order_relaxed);
     std::int64_t live = live_ults(rt);

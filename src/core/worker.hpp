@@ -3,7 +3,9 @@
 // Fields are grouped by who touches them, each group on its own cache line:
 // the owner's switch path, the statistics others read, and the words other
 // workers write (wake-up, inbox). What the runtime does with them is told in
-// runtime.hpp (dispatch, parking) and worker.cpp (the idle loop).
+// runtime.hpp (dispatch, parking) and worker.cpp (the idle loop); the
+// statistics are read and reset in stats.cpp (weft_stats_get/_reset) and, for
+// the filament counters, src/fil/stats.cpp (weft_fil_stats_get/_reset).
 #pragma once
 
 #include <pthread.h>
@@ -17,6 +19,11 @@
 #include "sync/primitives.hpp"
 
 namespace weft::detail {
+
+// The filament counters of a worker: one per field of weft_fil_stats_t, in
+// its order (src/fil/stats.cpp maps them).
+inline constexpr int fil_stat_fields = sizeof(weft_fil_stats_t) / sizeof(std::uint64_t);
+static_assert(sizeof(weft_fil_stats_t) == fil_stat_fields * sizeof(std::uint64_t), "weft_fil_stats_t is all uint64_t");
 
 enum class post_switch : std::uint8_t {
     none,
@@ -56,6 +63,12 @@ struct alignas(64) worker {
     atomic<std::uint64_t> work_ticks{0};
     atomic<std::uint64_t> max_exit_path{0};
     struct trace_buffer* trace = nullptr;
+    // Filament counters, added (relaxed fetch_add) when a participant leaves
+    // a region or sleeps in one, and by a region's end: rarely, and sometimes
+    // by another kernel thread (an external caller's region counts on worker
+    // 0; a caller may end on another worker), hence lines of their own, off
+    // those the switch path writes.
+    alignas(64) atomic<std::uint64_t> fil[fil_stat_fields] = {};
 
     // --- Touched by others ---------------------------------------------------
     alignas(64) atomic<std::uint32_t> wake_word{0};  // futex: 1 = woken

@@ -1,4 +1,5 @@
-// weft::detail::fil — filament statistics: per-worker slots (stats.hpp).
+// weft::detail::fil — filament statistics in the core's per-worker counters
+// (stats.hpp).
 #include <cerrno>
 
 #include "core/runtime.hpp"
@@ -9,60 +10,55 @@
 namespace weft::detail::fil {
 namespace {
 
-constexpr int nfields = 13;
-static_assert(sizeof(weft_fil_stats_t) == nfields * sizeof(std::uint64_t), "one slot field per stats field");
+static_assert(sizeof(counters) == sizeof(weft_fil_stats_t) && fil_stat_fields == 13,
+              "one counters field, and one worker::fil counter, per weft_fil_stats_t field");
 
-// One slot per worker, and the last one for external threads and for work
-// counted outside regions.
-struct alignas(64) slot {
-    atomic<std::uint64_t> v[nfields];
-};
-slot g_slots[tun::max_workers + 1];
-
-void to_array(const counters& c, std::uint64_t* a) {
-    const std::uint64_t vals[nfields] = {c.regions,       c.created,        c.run,           c.forks,
-                                         c.pruned,        c.steals,         c.tree_sends,    c.pools_general,
-                                         c.pools_dense_1d, c.pools_dense_2d, c.pools_helped, c.sweeps,
-                                         c.sleeps};
-    for (int i = 0; i < nfields; ++i) a[i] = vals[i];
+// The counters of worker w of the running runtime (w < 0 or out of range:
+// worker 0's), or null without a runtime.
+atomic<std::uint64_t>* counters_of(int w) {
+    runtime* rt = g_rt;
+    if (rt == nullptr) return nullptr;
+    if (w < 0 || w >= rt->nworkers) w = 0;
+    return rt->workers[static_cast<std::size_t>(w)]->fil;
 }
 
-void read_slot(const slot& s, weft_fil_stats_t* out) {
-    std::uint64_t a[nfields];
-    for (int i = 0; i < nfields; ++i) a[i] = s.v[i].load(memory_order_relaxed);
-    out->regions = a[0];
-    out->filaments_created = a[1];
-    out->filaments_run = a[2];
-    out->forks = a[3];
-    out->forks_pruned = a[4];
-    out->steals = a[5];
-    out->tree_sends = a[6];
-    out->pools_general = a[7];
-    out->pools_dense_1d = a[8];
-    out->pools_dense_2d = a[9];
-    out->pools_helped = a[10];
-    out->sweeps = a[11];
-    out->sleeps = a[12];
+// Adds one worker's counters to *out.
+void add_to(weft_fil_stats_t* out, const atomic<std::uint64_t>* c) {
+    std::uint64_t v[fil_stat_fields];
+    for (int i = 0; i < fil_stat_fields; ++i) v[i] = c[i].load(memory_order_relaxed);
+    out->regions += v[0];
+    out->filaments_created += v[1];
+    out->filaments_run += v[2];
+    out->forks += v[3];
+    out->forks_pruned += v[4];
+    out->steals += v[5];
+    out->tree_sends += v[6];
+    out->pools_general += v[7];
+    out->pools_dense_1d += v[8];
+    out->pools_dense_2d += v[9];
+    out->pools_helped += v[10];
+    out->sweeps += v[11];
+    out->sleeps += v[12];
 }
 
 }  // namespace
 
 void stats_flush(int w, const counters& c) {
-    counters d = c;
+    atomic<std::uint64_t>* s = counters_of(w);
+    if (s == nullptr) return;
     // Pruned forks are filaments too: created, and run (as calls).
-    d.created += c.pruned;
-    d.run += c.pruned;
-    std::uint64_t a[nfields];
-    to_array(d, a);
-    slot& s = g_slots[(w < 0 || w >= tun::max_workers) ? tun::max_workers : w];
-    for (int i = 0; i < nfields; ++i)
-        if (a[i] != 0) s.v[i].fetch_add(a[i], memory_order_relaxed);
+    const std::uint64_t v[fil_stat_fields] = {c.regions,        c.created + c.pruned, c.run + c.pruned, c.forks,
+                                              c.pruned,         c.steals,             c.tree_sends,     c.pools_general,
+                                              c.pools_dense_1d, c.pools_dense_2d,     c.pools_helped,   c.sweeps,
+                                              c.sleeps};
+    for (int i = 0; i < fil_stat_fields; ++i)
+        if (v[i] != 0) s[i].fetch_add(v[i], memory_order_relaxed);
 }
 
 void stats_add_created(std::uint64_t n) {
+    if (n == 0) return;
     worker* w = current_worker();
-    int k = w != nullptr ? w->index : tun::max_workers;
-    g_slots[k].v[1].fetch_add(n, memory_order_relaxed);
+    if (atomic<std::uint64_t>* s = counters_of(w != nullptr ? w->index : 0)) s[1].fetch_add(n, memory_order_relaxed);
 }
 
 }  // namespace weft::detail::fil
@@ -75,22 +71,24 @@ extern "C" {
 WEFT_API int weft_fil_stats_get(weft_fil_stats_t* out) {
     if (out == nullptr) return EINVAL;
     *out = weft_fil_stats_t{};
-    std::uint64_t* o = reinterpret_cast<std::uint64_t*>(out);
-    for (const slot& s : g_slots)
-        for (int i = 0; i < nfields; ++i) o[i] += s.v[i].load(memory_order_relaxed);
+    if (runtime* rt = g_rt; rt != nullptr)
+        for (auto& w : rt->workers) add_to(out, w->fil);
     return 0;
 }
 
 WEFT_API int weft_fil_worker_stats_get(int worker, weft_fil_stats_t* out) {
     if (out == nullptr || worker < 0 || worker >= tun::max_workers) return EINVAL;
-    if (g_rt != nullptr && worker >= g_rt->nworkers) return EINVAL;
-    read_slot(g_slots[worker], out);
+    runtime* rt = g_rt;
+    if (rt != nullptr && worker >= rt->nworkers) return EINVAL;
+    *out = weft_fil_stats_t{};
+    if (rt != nullptr) add_to(out, rt->workers[static_cast<std::size_t>(worker)]->fil);
     return 0;
 }
 
 WEFT_API int weft_fil_stats_reset(void) {
-    for (slot& s : g_slots)
-        for (auto& v : s.v) v.store(0, memory_order_relaxed);
+    if (runtime* rt = g_rt; rt != nullptr)
+        for (auto& w : rt->workers)
+            for (auto& c : w->fil) c.store(0, memory_order_relaxed);
     return 0;
 }
 
