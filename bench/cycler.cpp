@@ -133,7 +133,7 @@ int run(context& ctx) {
         json_object rec = ctx.record();
         rec.add("n", r.s.n).add("k", r.s.k).add("r", r.s.r).add("spin", spin).add("nodes", knary::node_count(r.s));
         rec.add("sched", "ws").add("workers", r.workers).add("oversubscribed", r.workers > cpus).add("round", r.round);
-        rec.add("t1_s", r.ws.t1_s).add("tinf_s", r.ws.tinf_s).add("parallelism", par);
+        rec.add("t1_s", r.ws.t1_s).add("tinf_s", r.ws.tinf_s).add("work_s", r.ws.work_s).add("parallelism", par);
         rec.add("normalized_processes", r.workers / par);
         rec.add("t_s", double(r.run.start_ns - std::min(t_start, r.run.start_ns)) * 1e-9);
         rec.add("wall_s", r.run.wall_s).add("cpu_s", r.run.cpu_s).add("pa", r.run.pa);
@@ -170,6 +170,9 @@ int run(context& ctx) {
     rec.add("c1_paper_pa", fit_paper.c1).add("c2_paper_pa", fit_paper.c2);
     rec.add("max_rel_error_paper_pa", fit_paper.max_rel_error).add("rms_rel_error_paper_pa", fit_paper.rms_rel_error);
     rec.add("method", "least squares on relative error, c1 and c2 >= 0");
+    rec.add("t1_from", "CPU time of the run on 1 worker, cycler idle");
+    rec.add("tinf_from", "span measured by the runtime on 1 worker, cycler idle");
+    rec.add("pa_from", "process CPU time / wall time of the run");
     rec.add("processes_started", cycler.processes_started()).add("pa_cycler_mean", pa_cycler_mean);
     rec.add("increments_per_cpu_s", rate * 1e9).add("intervals", per_interval.size());
     rec.add("cycler_max", cs.max_processes).add("cycler_min_ms", cs.min_ms).add("cycler_max_ms", cs.max_ms);

@@ -3,8 +3,9 @@
 // utilization"): T = c1*T1/PA + c2*Tinf*P/PA over knary inputs whose
 // parallelism runs from 1 to about 10^4 and P = 1..16 workers.
 //
-// For each input, T1 and Tinf are the work and span the runtime measures on
-// one worker; then for each P a fresh ws runtime runs the tree --rounds times
+// For each input, T1 and Tinf are measured on one worker (T1: the run's CPU
+// time; Tinf: the span the runtime measures); then for each P a fresh ws
+// runtime runs the tree --rounds times
 // and each run's wall time T and processor average PA (process CPU time / T)
 // are taken (knary_program.hpp). The run whose time is the median is
 // reported, with its own PA. After the sweep, c1 and c2 are fitted to every
@@ -48,7 +49,7 @@ int run(context& ctx) {
     double load = 0;
     if (getloadavg(&load, 1) == 1 && load > cpus + 0.5)
         warnings.push_back("the 1-minute load average was " + fmt(load, 1) + " on " + std::to_string(cpus) +
-                           " CPUs at the start: other programs took CPU time, T1 and Tinf are high and T noisy");
+                           " CPUs at the start: other programs took CPU time, Tinf is high and T noisy");
     ctx.say("knary: %zu input(s) x %zu worker count(s), ws scheduler, %d round(s) each, %ld busy-loop iterations per "
             "node.\nThis machine has %d CPUs: runs with more than %d workers are oversubscribed.\n",
             inputs.size(), workers.size(), rounds, spin, cpus, cpus);
@@ -59,10 +60,10 @@ int run(context& ctx) {
     for (shape const s : inputs) {
         ctx.progress("[%zu/%zu] %s: T1 and Tinf on 1 worker", ++step, steps, shape_name(s).c_str());
         work_span const ws = measure_work_span(s, spin, rounds);
-        if (ws.t1_s > 1.1 * ws.cpu_s)
-            warnings.push_back("knary " + shape_name(s) + ": the runtime measured T1 = " + fmt_sig(ws.t1_s) +
-                               " s but the run had " + fmt_sig(ws.cpu_s) +
-                               " s of CPU: it waited for a CPU, so T1 and Tinf include that wait");
+        if (ws.work_s > 1.1 * ws.t1_s)
+            warnings.push_back("knary " + shape_name(s) + ": the runtime measured " + fmt_sig(ws.work_s) +
+                               " s of work, the run had T1 = " + fmt_sig(ws.t1_s) +
+                               " s of CPU: it waited for a CPU, and Tinf (timed on the wall clock) counts the wait");
         for (int p : workers) {
             ctx.progress("[%zu/%zu] %s on %d worker%s", ++step, steps, shape_name(s).c_str(), p, p == 1 ? "" : "s");
             std::vector<timed_run> const runs = timed_runs(s, spin, p, rounds);
@@ -87,7 +88,7 @@ int run(context& ctx) {
         json_object rec = ctx.record();
         rec.add("n", r.s.n).add("k", r.s.k).add("r", r.s.r).add("spin", spin).add("nodes", node_count(r.s));
         rec.add("sched", "ws").add("workers", r.workers).add("oversubscribed", r.workers > cpus);
-        rec.add_summary("t1_s", r.ws.t1).add_summary("tinf_s", r.ws.tinf).add("t1_cpu_s", r.ws.cpu_s);
+        rec.add_summary("t1_s", r.ws.t1).add_summary("tinf_s", r.ws.tinf).add_summary("work_s", r.ws.work);
         rec.add("parallelism", par).add("normalized_processes", r.workers / par);
         rec.add("wall_s", r.run.wall_s).add("wall_s_spread", r.wall.spread);
         rec.add("wall_s_min", r.wall.min).add("wall_s_max", r.wall.max).add("rounds", rounds);
@@ -107,7 +108,7 @@ int run(context& ctx) {
     rec.add("rms_rel_error", fit.rms_rel_error).add("target_max_rel_error", target_max_rel_error);
     rec.add("within_target", fit.max_rel_error <= target_max_rel_error).add("points", fit.points);
     rec.add("method", "least squares on relative error, c1 and c2 >= 0");
-    rec.add("t1_from", "work measured by the runtime on 1 worker");
+    rec.add("t1_from", "CPU time of the run on 1 worker");
     rec.add("tinf_from", "span measured by the runtime on 1 worker");
     rec.add("pa_from", "process CPU time / wall time of the run");
     rec.add("sched", "ws").add("spin", spin).add("rounds", rounds);
@@ -129,11 +130,11 @@ registrar const reg{experiment{
     .name = "knary",
     .description = "Arora, Blumofe & Plaxton's model T = c1*T1/PA + c2*Tinf*P/PA on knary, P = 1..16 workers (ws)",
     .details = "knary(n, k, r): a tree of depth n, k children per node, the first r spawned and joined one at a time,\n"
-               "the rest in parallel, a busy loop of --spin iterations per node. For each input: T1 and Tinf, the\n"
-               "work and span the runtime measures on 1 worker; then for each P a fresh ws runtime runs it --rounds\n"
-               "times, each run giving its time T and processor average PA = process CPU time / T. The median run is\n"
-               "reported. c1, c2 are fitted by least squares on relative error; the last line gives them and the\n"
-               "worst relative error. Utilization = T1 / (min(P, PA) * T); normalized processes = P / (T1/Tinf).\n"
+               "the rest in parallel, a busy loop of --spin iterations per node. For each input, on 1 worker: T1,\n"
+               "the run's CPU time, and Tinf, the span the runtime measures; then for each P a fresh ws runtime\n"
+               "runs it --rounds times, each run giving its time T and processor average PA = process CPU time / T.\n"
+               "The median run is reported. c1, c2 are fitted by least squares on relative error; the last line\n"
+               "gives them and the worst relative error. Utilization = T1 / (min(P, PA) * T); normalized processes = P / (T1/Tinf).\n"
                "P above the CPU count is oversubscribed. See docs/bench.md.",
     .options = {opt_inputs("6:9:0,6:9:1,6:9:2,6:9:3,6:9:4,6:9:5,6:9:6,6:9:7,6:9:8"), opt_worker_list("1-16"),
                 opt_spin(), opt_rounds(3)},

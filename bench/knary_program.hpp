@@ -4,12 +4,16 @@
 // Every measurement starts a runtime of its own with the ws scheduler (Arora,
 // Blumofe & Plaxton's non-blocking work stealer) and finalizes it at the end,
 // so no worker count or measurement setting carries over to the next.
-//   - measure_work_span: T1 and Tinf, the work and span the runtime measures
-//     (weft_config_t.measure) on ONE worker. The runtime times strands on the
-//     wall clock, so on P > 1 workers sharing fewer CPUs a strand would also
-//     count the time its worker waited for a CPU; on one worker nothing of
-//     ours competes with it. Its CPU time is taken too: when the work exceeds
-//     it, another program took the CPU from the run and T1, Tinf are high.
+//   - measure_work_span: T1 and Tinf on ONE worker. T1 is the run's CPU
+//     time (the process's, CLOCK_PROCESS_CPUTIME_ID): the time one worker took
+//     to run every node, runtime overhead included. Tinf is the span the
+//     runtime measures (weft_config_t.measure). The runtime's own work
+//     measurement is taken too: on an idle machine it equals the CPU time,
+//     but the runtime times strands on the wall clock, so when another
+//     program takes the CPU from the run, its work and span count that wait
+//     and the CPU time does not. On one worker nothing of ours competes for
+//     the CPU; on P > 1 workers sharing fewer CPUs the strands would also
+//     count the time a worker waited for one of them.
 //   - timed_runs: the time T and the processor average PA of runs on P
 //     workers, measurement off. PA = the CPU time of the whole process (all
 //     its threads, CLOCK_PROCESS_CPUTIME_ID: weft's workers are its only
@@ -30,19 +34,20 @@
 
 namespace weft::bench::knary {
 
-// The busy loop's iterations per node by default: about 1.2 us on the
+// The busy loop's iterations per node by default: about 1.2 us of CPU on the
 // project's 2-core AMD EPYC VM (weft-bench knary --inputs 6:9:0 --workers 1
-// reports T1 = 0.08 s for 66,430 nodes), ten times weft's spawn + join, so the
-// nodes, not the runtime, make the work.
+// reports T1 = 0.080 s for 66,430 nodes), 15 times weft's create + join (78 ns,
+// docs/results.md), so the nodes, not the runtime, make the work.
 inline constexpr long default_spin = 1000;
 
 // Work and span on one worker: medians over the rounds (seconds).
 struct work_span {
-    double t1_s = 0;
-    double tinf_s = 0;
-    double cpu_s = 0;  // the process's CPU time per run (median)
+    double t1_s = 0;    // CPU time of the run
+    double tinf_s = 0;  // the runtime's span
+    double work_s = 0;  // the runtime's work
     summary t1{};
     summary tinf{};
+    summary work{};
 };
 work_span measure_work_span(shape s, long spin, int rounds);
 
