@@ -160,18 +160,16 @@ public:
         push(w, parent);
     }
 
-    // Rule 1 for a pinned parent, which the core does not let its child
-    // preempt (ready(.., spawned), policy.hpp): the child takes the same
-    // place, and waits for w or a thief in w's deque; the parent goes on.
-    void spawn_beside(int w, ult* parent, ult* child) {
-        lock_guard<spinlock> g(lock_);
-        place_child(child, parent);
-        push(w, child);
-    }
-
+    // A ult not yet placed is either a pinned parent's child (ready(..,
+    // spawned), policy.hpp: rule 1's place, its parent being the ult running
+    // on w, which goes on) or one first seen without a fork (rule 7). Either
+    // way it then waits in w's deque.
     void ready(int w, ult* t, ready_reason why) {
         lock_guard<spinlock> g(lock_);
-        if (!dfs_order::placed(t)) note(order_.append(t));
+        if (!dfs_order::placed(t)) {
+            if (why == ready_reason::spawned) place_child(t, current_ult());
+            else note(order_.append(t));
+        }
         push(w, t);
         clear_running(w, t);
         if (why == ready_reason::preempted) deques_[w].quota_pick = true;
@@ -503,9 +501,7 @@ const sched_policy_def dfs_policy = {
         },
     .ready =
         [](void* self, int w, ult* t, ready_reason why) {
-            if (why == ready_reason::preempted_by_child) return;
-            if (why == ready_reason::spawned) s(self).spawn_beside(w, current_ult(), t);
-            else s(self).ready(w, t, why);
+            if (why != ready_reason::preempted_by_child) s(self).ready(w, t, why);
         },
     .pick_next = [](void* self, int w) { return s(self).pick(w); },
     .yield_swap = [](void* self, int w, ult* t) { return s(self).yield_swap(w, t); },
