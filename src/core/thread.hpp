@@ -43,7 +43,9 @@ void detach_claimed(ult* t);
 // An external caller's u goes to the inject queue.
 [[gnu::always_inline]] inline void launch_inline(worker* w, ult* u) {
     u->started = true;
-    if (w == nullptr || u->pinned_worker >= 0 || w->current->pinned_worker >= 0) make_ready(w, u, ready_reason::spawned);
+    // Unpinned is -1: the AND is negative only if neither u nor its parent is
+    // pinned (one test for both on the spawn path).
+    if (w == nullptr || (u->pinned_worker & w->current->pinned_worker) >= 0) make_ready(w, u, ready_reason::spawned);
     else start_inline(w, u);
 }
 

@@ -160,19 +160,12 @@ public:
         push(w, parent);
     }
 
-    // A ult not yet placed is either a pinned parent's child (ready(..,
-    // spawned), policy.hpp: rule 1's place, its parent being the ult running
-    // on w, which goes on) or one first seen without a fork (rule 7). Either
-    // way it then waits in w's deque.
     void ready(int w, ult* t, ready_reason why) {
         lock_guard<spinlock> g(lock_);
-        if (!dfs_order::placed(t)) {
-            if (why == ready_reason::spawned) place_child(t, current_ult());
-            else note(order_.append(t));
-        }
+        if (why == ready_reason::preempted) deques_[w].quota_pick = true;
+        if (!dfs_order::placed(t)) place_new(t, why);
         push(w, t);
         clear_running(w, t);
-        if (why == ready_reason::preempted) deques_[w].quota_pick = true;
     }
 
     // Rule 2.
@@ -405,6 +398,16 @@ private:
         }
         ready_count_.store(ready_count_.load(memory_order_relaxed) - 1, memory_order_relaxed);
         return out;
+    }
+
+    // A ult readied before it has a place: a pinned parent's child (ready(..,
+    // spawned), policy.hpp: rule 1's place, its parent being the ult running
+    // on this worker, which goes on) or one first seen without a fork (rule
+    // 7). Out of line: rare, and its call would cost every wake-up a saved
+    // register.
+    [[gnu::noinline]] void place_new(ult* t, ready_reason why) {
+        if (why == ready_reason::spawned) place_child(t, current_ult());
+        else note(order_.append(t));
     }
 
     // Rule 1's place: immediately left of the parent (placed first if new).
