@@ -81,7 +81,8 @@ void die_with_parent(pid_t parent) {
     std::uint64_t const deadline = now_ns() + run_ns;
     std::uint64_t n = 0;
     for (;;) {
-        for (std::uint64_t i = 0; i < increments_per_check; ++i) s.count.store(base_count + ++n, std::memory_order_relaxed);
+        for (std::uint64_t i = 0; i < increments_per_check; ++i)
+            s.count.store(base_count + ++n, std::memory_order_relaxed);
         s.cpu_ns.store(base_cpu + (own_cpu_ns() - cpu0), std::memory_order_relaxed);
         if (now_ns() >= deadline || sh->state.load(std::memory_order_relaxed) != running) break;
     }
@@ -156,7 +157,8 @@ load::load(settings const& s) {
     if (s.max_processes < 0 || s.max_processes > max_slots)
         die("cycler: %d processes at most in a batch; valid: 0..%d", s.max_processes, max_slots);
     void* mem = mmap(nullptr, sizeof(shared_state), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED) die("cycler: mmap of %zu shared bytes failed: %s", sizeof(shared_state), std::strerror(errno));
+    if (mem == MAP_FAILED)
+        die("cycler: mmap of %zu shared bytes failed: %s", sizeof(shared_state), std::strerror(errno));
     sh_ = new (mem) shared_state;
     std::fflush(nullptr);  // the children must not flush our buffered output again
     pid_t const parent = getpid();

@@ -134,8 +134,8 @@ registrar const reg{experiment{
                "the run's CPU time, and Tinf, the span the runtime measures; then for each P a fresh ws runtime\n"
                "runs it --rounds times, each run giving its time T and processor average PA = process CPU time / T.\n"
                "The median run is reported. c1, c2 are fitted by least squares on relative error; the last line\n"
-               "gives them and the worst relative error. Utilization = T1 / (min(P, PA) * T); normalized processes = P / (T1/Tinf).\n"
-               "P above the CPU count is oversubscribed. See docs/bench.md.",
+               "gives them and the worst relative error. Utilization = T1 / (min(P, PA) * T); normalized\n"
+               "processes = P / (T1/Tinf). P above the CPU count is oversubscribed. See docs/bench.md.",
     .options = {opt_inputs("6:9:0,6:9:1,6:9:2,6:9:3,6:9:4,6:9:5,6:9:6,6:9:7,6:9:8"), opt_worker_list("1-16"),
                 opt_spin(), opt_rounds(3)},
     .run = run,

@@ -45,14 +45,15 @@ std::uint64_t node(tree const& t, int levels) {
     int const parallel = t.s.k - t.s.r;
     if (parallel > 0) {
         std::array<weft::task<std::uint64_t>, max_children> kids;
-        for (int i = 0; i < parallel; ++i) kids[static_cast<std::size_t>(i)] = weft::spawn(&node, std::cref(t), levels - 1);
+        for (int i = 0; i < parallel; ++i)
+            kids[static_cast<std::size_t>(i)] = weft::spawn(&node, std::cref(t), levels - 1);
         for (int i = 0; i < parallel; ++i) ran += kids[static_cast<std::size_t>(i)].join();
     }
     return ran;
 }
 
-// Runs the whole tree on the calling (main) weft thread and checks that every
-// node ran once.
+// Runs the whole tree on the calling (main) weft thread and checks that as
+// many nodes ran as the tree has.
 void run_checked(shape s, long spin) {
     tree const t{s, spin};
     std::uint64_t ran = 0;
@@ -210,8 +211,8 @@ std::vector<int> parse_workers(std::string const& command, std::vector<std::stri
         long const lo = parse_long(item.substr(0, dash), 1, most);
         long const hi = dash == std::string::npos ? lo : parse_long(item.substr(dash + 1), 1, most);
         if (lo < 0 || hi < 0 || hi < lo)
-            throw usage_error(command + ": --workers: '" + item + "' is not a worker count or a range a-b of them, in [1, " +
-                              std::to_string(most) + "]");
+            throw usage_error(command + ": --workers: '" + item +
+                              "' is not a worker count or a range a-b of them, in [1, " + std::to_string(most) + "]");
         for (long w = lo; w <= hi; ++w) out.push_back(int(w));
     }
     std::sort(out.begin(), out.end());

@@ -113,7 +113,8 @@ def plot_knary(records, outdir, plt):
     name = "knary_model.png"
     fig.savefig(os.path.join(outdir, name))
     plt.close(fig)
-    out.append((name, f"knary: model against measured time for every run; the band is the target ±{int(TARGET * 100)}%."))
+    out.append((name, "knary: model against measured time for every run; the band is the target "
+                      f"±{int(TARGET * 100)}%."))
     return out
 
 
