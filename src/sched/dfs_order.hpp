@@ -22,7 +22,8 @@
 //
 // Inserting: only ever "immediately before y" (a child before its parent) or
 // "at the end" (a ult first seen: main, or a ult created by a kernel thread
-// outside weft). The new label is the midpoint of the gap; when the gap is
+// outside weft). The new label is the midpoint of the gap (before y: at most
+// max_step above the gap's lower end, see there); when the gap is
 // empty, the smallest aligned label range around y whose density is below
 // 1/T^i (i = log2 of its size; T = 1.5) is relabelled evenly. Amortized
 // O(log n) labels rewritten per insertion; in practice (fork trees) about one
@@ -31,6 +32,7 @@
 // heap; its cached keys are refreshed (dfs.cpp).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +45,16 @@ namespace weft::detail {
 class dfs_order {
 public:
     static constexpr std::uint64_t label_end = std::uint64_t(1) << 63;  // exclusive bound of labels
+    // insert_before takes the midpoint of the gap, but at most max_step above
+    // its lower end. Siblings inserted one after another before their parent
+    // (a spawn loop whose children stay in the order, e.g. those of a pinned
+    // parent, all ready at once) then each take max_step of the gap: 2^22 of
+    // them fit before a relabel, where midpoints would halve the gap at every
+    // one and relabel every ~20 insertions, and each relabel refreshes the
+    // key of every ready ult in dfs.cpp's heaps (quadratic in the loop's
+    // length: 14,900 instructions per child for 20,000 children). A nested
+    // fork still has 2^40 labels below its parent: 40 levels before a relabel.
+    static constexpr std::uint64_t max_step = std::uint64_t(1) << 40;
 
     static std::uint64_t label(const ult* t) {
         // Relaxed: see the header comment (placement is decided on t's own worker).
@@ -69,7 +81,7 @@ public:
         if (p != nullptr) set_next(p, t);
         else head_ = t;
         set_prev(y, t);
-        set_label(t, lo + (hi - lo) / 2);
+        set_label(t, lo + std::min((hi - lo) / 2, max_step));
         ++size_;
         return relabelled;
     }
