@@ -115,6 +115,16 @@ inline void san_fiber_init_current(san_fiber* f) {
     (void)f;
 }
 
+// Clears ASan's marks on [lo, lo + size) of a recycled stack: the redzones of
+// frames its last user never returned from (nothing without ASan).
+inline void san_unpoison(const void* lo, std::size_t size) {
+#if defined(WEFT_SAN_ASAN)
+    __asan_unpoison_memory_region(lo, size);
+#endif
+    (void)lo;
+    (void)size;
+}
+
 // For a fresh context on [stack_lo, stack_lo + size).
 inline void san_fiber_create(san_fiber* f, const void* stack_lo, std::size_t size) {
 #if defined(WEFT_SAN_ASAN)

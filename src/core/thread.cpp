@@ -113,6 +113,11 @@ int create_ult(worker* w, const weft_attr_t* attr, void* (*fn)(void*), void* arg
     auto top = reinterpret_cast<std::uintptr_t>(s.hi());
     std::uintptr_t tcb_addr = (top - sizeof(ult)) & ~std::uintptr_t(63);
     std::uintptr_t extra_addr = (tcb_addr - extra) & ~std::uintptr_t(63);
+    // The control block's bytes, like the rest of a recycled stack, may carry
+    // ASan redzones of frames the stack's last user never returned from:
+    // cleared before the constructor writes them (san_fiber_create below
+    // clears the part the new thread runs on).
+    arch::san_unpoison(reinterpret_cast<void*>(extra_addr), top - extra_addr);
     ult* u = new (reinterpret_cast<void*>(tcb_addr)) ult;
     bool detached = attr != nullptr && attr->detach_state == WEFT_CREATE_DETACHED;
     u->handle = rt->handles.acquire(w != nullptr ? &w->handles : nullptr, u, /*claimed=*/detached);
