@@ -3,9 +3,10 @@
 // Fields are grouped by who touches them, each group on its own cache line:
 // the owner's switch path, the statistics others read, and the words other
 // workers write (wake-up, inbox). What the runtime does with them is told in
-// runtime.hpp (dispatch, parking) and worker.cpp (the idle loop); the
-// statistics are read and reset in stats.cpp (weft_stats_get/_reset) and, for
-// the filament counters, src/fil/stats.cpp (weft_fil_stats_get/_reset).
+// runtime.hpp (dispatch), core/sleep/README.md (parking) and worker.cpp (the
+// idle loop); the statistics are read and reset in stats.cpp
+// (weft_stats_get/_reset) and, for the filament counters, src/fil/stats.cpp
+// (weft_fil_stats_get/_reset).
 #pragma once
 
 #include <pthread.h>

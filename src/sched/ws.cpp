@@ -47,7 +47,7 @@
 //      deque's top. A steal that loses a race retries the same victim (a lost
 //      race means another taker succeeded, so this is lock-free), so a round
 //      that finds nothing saw every deque empty: the core's parking protocol
-//      relies on that for its final look (runtime.hpp, step 2).
+//      relies on that for its final look (core/sleep/README.md, step 3).
 // Step 1 bounds how long a yielder can wait behind a worker that keeps its
 // work deque busy (threads waking each other forever): at most tun::ws_fair_interval
 // scheduling decisions (Go's runtime checks its global queue every 61
