@@ -270,6 +270,19 @@ int read_settings(const weft_config_t* cfg, settings* out) {
         s.deadlock_abort = k == 0;
     }
 
+    // The yield between an idle worker's failed rounds of steals (ws; Arora,
+    // Blumofe & Plaxton). Off only for the experiment that shows what it is
+    // for (weft-bench oversub): the idle loop then pause-spins as with the
+    // other policies (core/worker.cpp).
+    if (const char* e = env_value("WEFT_WS_YIELD"); e != nullptr) {
+        int k = find_keyword(e, kSwitchWords);
+        if (k < 0) {
+            complain("WEFT_WS_YIELD", e, "one of " + join_words(kSwitchWords));
+            return EINVAL;
+        }
+        s.ws_yield = k < kOnCount;
+    }
+
     // Trace file: a path, taken as written (rule 2); opened by the runtime.
     if (const char* e = env_value("WEFT_TRACE"); e != nullptr) s.trace_path = e;
 

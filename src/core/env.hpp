@@ -33,6 +33,7 @@ struct settings {
     bool stats = false;
     bool measure = false;        // work/span measurement (stats, cfg.measure or a trace imply it)
     bool deadlock_abort = true;  // WEFT_DEADLOCK: report and abort (true) or wait (false)
+    bool ws_yield = true;        // WEFT_WS_YIELD: an idle ws worker yields between failed steal rounds
     std::string trace_path;      // WEFT_TRACE: empty = no trace
 };
 

@@ -177,8 +177,9 @@ void worker_idle_loop(worker* w) {
         ult* next = nullptr;
         // A policy whose look is a round of steals (ws) asks for Arora, Blumofe & Plaxton's
         // idle loop: a sched_yield() after each failed look instead of a pause
-        // (policy.hpp, idle_yield_rounds).
-        auto stages = sleep::idle_worker_stages(rt->policy->idle_yield_rounds);
+        // (policy.hpp, idle_yield_rounds). WEFT_WS_YIELD=off takes that yield
+        // away, for the experiment that shows what it is for (weft-bench oversub).
+        auto stages = sleep::idle_worker_stages(rt->cfg.ws_yield ? rt->policy->idle_yield_rounds : 0);
         while (next == nullptr) {
             if (rt->stopping.load(memory_order_acquire)) {
                 w->idle_ns.fetch_add(static_cast<std::uint64_t>(monotonic_ns() - idle_start), memory_order_relaxed);

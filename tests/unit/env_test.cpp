@@ -19,7 +19,7 @@
 namespace {
 
 const char* const kVariables[] = {"WEFT_WORKERS", "WEFT_SCHED",    "WEFT_STACK_SIZE", "WEFT_QUOTA",
-                                  "WEFT_STATS",   "WEFT_DEADLOCK", "WEFT_TRACE"};
+                                  "WEFT_STATS",   "WEFT_DEADLOCK", "WEFT_TRACE",      "WEFT_WS_YIELD"};
 
 // What each variable's error message lists as valid.
 std::string valid_values(const std::string& var) {
@@ -30,6 +30,7 @@ std::string valid_values(const std::string& var) {
     if (var == "WEFT_QUOTA") return "a size from 1K to 1024G" + sizes;
     if (var == "WEFT_STATS") return "one of 1, on, true, 0, off, false";
     if (var == "WEFT_DEADLOCK") return "one of abort, off";
+    if (var == "WEFT_WS_YIELD") return "one of 1, on, true, 0, off, false";
     return "(no message: " + var + " has no invalid value at parse time)";
 }
 
@@ -42,6 +43,7 @@ std::string setting_of(const std::string& var, const weft::detail::settings& s) 
     if (var == "WEFT_STATS") return s.stats ? "on" : "off";
     if (var == "WEFT_DEADLOCK") return s.deadlock_abort ? "abort" : "off";
     if (var == "WEFT_TRACE") return s.trace_path.empty() ? "no trace" : "trace to '" + s.trace_path + "'";
+    if (var == "WEFT_WS_YIELD") return s.ws_yield ? "yield" : "no yield";
     return "?";
 }
 
@@ -182,6 +184,20 @@ const env_case kTable[] = {
     {"WEFT_TRACE", " trace.json", "trace to ' trace.json'"},
     {"WEFT_TRACE", kUnset, "no trace"},
     {"WEFT_TRACE", "", "no trace"},
+    // WEFT_WS_YIELD: on/off words, any case (for experiments: weft-bench oversub).
+    {"WEFT_WS_YIELD", "on", "yield"},
+    {"WEFT_WS_YIELD", "1", "yield"},
+    {"WEFT_WS_YIELD", "TRUE", "yield"},
+    {"WEFT_WS_YIELD", "off", "no yield"},
+    {"WEFT_WS_YIELD", "Off", "no yield"},
+    {"WEFT_WS_YIELD", "0", "no yield"},
+    {"WEFT_WS_YIELD", "false", "no yield"},
+    {"WEFT_WS_YIELD", kUnset, "yield"},
+    {"WEFT_WS_YIELD", "", "yield"},
+    {"WEFT_WS_YIELD", "no", kRejected},
+    {"WEFT_WS_YIELD", "pause", kRejected},
+    {"WEFT_WS_YIELD", "off ", kRejected},
+    {"WEFT_WS_YIELD", " on", kRejected},
 };
 
 std::string case_name(const ::testing::TestParamInfo<env_case>& info) {

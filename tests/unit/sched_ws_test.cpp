@@ -15,6 +15,7 @@
 #include "core/runtime.hpp"
 #include "core/ult.hpp"
 #include "core/wait.hpp"
+#include "support/weft_test.hpp"
 #include "weft/weft.h"
 
 namespace {
@@ -528,6 +529,34 @@ TEST(SchedWsConcurrency, bursts_after_idle_gaps_all_run) {
     weft_stats_t s{};
     ASSERT_EQ(weft_stats_get(&s), 0);
     EXPECT_GT(s.parks, 0u);
+}
+
+// requirement: with WEFT_WS_YIELD=off (the idle loop pause-spins between
+// failed rounds of steals instead of yielding) and 8 workers, more than this
+// machine's CPUs, ws still runs every node of a fork tree once, in each
+// node's order, and every leaf of spinning trees, including after idle gaps
+// in which workers park. Correctness only: what the yield buys is speed
+// (weft-bench oversub).
+TEST(SchedWsConcurrency, eight_workers_without_the_yield_compute_the_right_result) {
+    const std::vector<std::uint32_t> serial = run_tree(tree_depth, true);
+    wt::scoped_env no_yield("WEFT_WS_YIELD", "off");
+    START_RUNTIME("ws", 8);
+    ASSERT_FALSE(weft::detail::g_rt->cfg.ws_yield);  // the switch reached the runtime
+    std::vector<std::uint32_t> got;
+    std::uint64_t leaves = 0;
+    constexpr int bursts = 8, depth = 9;
+    on_weft_thread([&] {
+        got = run_tree(tree_depth, false);
+        for (int b = 0; b < bursts; ++b) {
+            leaves += run_spin_tree(depth);
+            ASSERT_EQ(weft_sleep_ns(2'000'000), 0);  // an idle gap: workers may park
+        }
+    });
+    std::sort(got.begin(), got.end());
+    std::vector<std::uint32_t> want = serial;
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(got, want);
+    EXPECT_EQ(leaves, static_cast<std::uint64_t>(bursts) << depth);
 }
 
 }  // namespace
