@@ -9,6 +9,8 @@
 // switch_to) live in dispatch.cpp for the paths where a frame does not matter.
 #pragma once
 
+#include <sched.h>
+
 #include <cstring>
 
 #include "arch/context.hpp"
@@ -47,13 +49,25 @@ inline constexpr std::size_t eh_bytes = 2 * sizeof(void*);
     // ult (in no ready set: nobody waits for it), save `from` first by
     // switching to the idle ult, which then waits for `to` (handoff, in
     // run_post_switch). Found by dfs, whose pick order makes it likely.
+    // The idle ult waits as long as needed, but past the short spin it yields
+    // the CPU between looks: the worker still switching away from `to` has
+    // then most likely been preempted (more workers than CPUs, or another
+    // program), and may be waiting for this very CPU: under ws a thief woken
+    // by a push (notify_work) often lands on the pusher's CPU, after the
+    // parent was queued and before it was switched away from (start_inline).
+    // Spinning there kept the CPU from it for the rest of the time slice
+    // (docs/design/ws.md, "A worker preempted holding work").
     if (to->suspended.load(memory_order_acquire) == 0) {
         int spins = 0;
         while (to->suspended.load(memory_order_acquire) == 0) {
-            if (++spins > tun::handoff_spins && from != w->idle) {
-                w->handoff = to;
-                to = w->idle;
-                break;
+            if (++spins > tun::handoff_spins) {
+                if (from != w->idle) {
+                    w->handoff = to;
+                    to = w->idle;
+                    break;
+                }
+                sched_yield();
+                continue;
             }
             cpu_relax();
         }
