@@ -29,50 +29,14 @@
 #include "serial_copies.hpp"
 
 namespace weft::bench::matmul {
-namespace {
 
 using apps::matmul::view;
 
-// The weft version: every fork a weft thread, temporaries from weft_malloc
-// (so that dfs charges them to the thread's quota).
-struct weft_exec {
-    template <class... F>
-    void fork_join(F&&... f) {
-        std::array<weft::task<void>, sizeof...(F)> tasks{weft::spawn(std::ref(f))...};
-        for (auto& t : tasks) t.join();
-    }
-    void* allocate(std::size_t bytes) {
-        void* p = weft_aligned_alloc(apps::matmul::matrix_alignment, bytes);
-        if (p == nullptr) die("weft_aligned_alloc(%zu) failed", bytes);
-        return p;
-    }
-    void release(void* p, std::size_t) { weft_free(p); }
-};
-
-// A, B, C: zeroed, on a cache line like the temporaries (apps/matmul/matmul.hpp).
-struct matrix {
-    std::unique_ptr<double, void (*)(void*)> data;
-    view v;
-    explicit matrix(std::size_t n)
-        : data(static_cast<double*>(apps::matmul::allocate_matrix_bytes(n * n * sizeof(double))), &std::free),
-          v{data.get(), n} {
-        if (!data) die("out of memory for a %zu x %zu matrix", n, n);
-        std::memset(data.get(), 0, n * n * sizeof(double));
-    }
-};
-
-bool power_of_two(std::size_t x) { return x != 0 && (x & (x - 1)) == 0; }
-
-// Before every run of a version its result matrix is filled with NaN, and
-// after it every entry is compared with the serial result: a version that
-// left part of C unwritten fails instead of passing on the previous run's C.
 void poison(view c, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = 0; j < n; ++j) c.at(i, j) = std::numeric_limits<double>::quiet_NaN();
 }
 
-// Stops the run when an entry of c differs from ref by more than 1e-9 or is
-// not a number (a NaN left by poison() is one).
 void verify(view c, view ref, std::size_t n, char const* what, int workers) {
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = 0; j < n; ++j)
@@ -81,6 +45,9 @@ void verify(view c, view ref, std::size_t n, char const* what, int workers) {
                     workers == 1 ? "" : "s", i, j, c.at(i, j), ref.at(i, j));
 }
 
+namespace {
+
+bool power_of_two(std::size_t x) { return x != 0 && (x & (x - 1)) == 0; }
 
 struct variant {
     std::string sched;

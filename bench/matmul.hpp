@@ -2,13 +2,57 @@
 // share with the experiment (matmul.cpp). The algorithm is apps/matmul.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+
+#include <weft/weft.h>
+#include <weft/weft.hpp>
 
 #include "apps/matmul/matmul.hpp"
+#include "harness.hpp"
 
 namespace weft::bench::matmul {
+
+// The weft version: every fork a weft thread, temporaries from weft_malloc
+// (so that dfs charges them to the thread's quota).
+struct weft_exec {
+    template <class... F>
+    void fork_join(F&&... f) {
+        std::array<weft::task<void>, sizeof...(F)> tasks{weft::spawn(std::ref(f))...};
+        for (auto& t : tasks) t.join();
+    }
+    void* allocate(std::size_t bytes) {
+        void* p = weft_aligned_alloc(apps::matmul::matrix_alignment, bytes);
+        if (p == nullptr) die("weft_aligned_alloc(%zu) failed", bytes);
+        return p;
+    }
+    void release(void* p, std::size_t) { weft_free(p); }
+};
+
+// A, B, C: zeroed, on a cache line like the temporaries (apps/matmul/matmul.hpp).
+struct matrix {
+    std::unique_ptr<double, void (*)(void*)> data;
+    apps::matmul::view v;
+    explicit matrix(std::size_t n)
+        : data(static_cast<double*>(apps::matmul::allocate_matrix_bytes(n * n * sizeof(double))), &std::free),
+          v{data.get(), n} {
+        if (!data) die("out of memory for a %zu x %zu matrix", n, n);
+        std::memset(data.get(), 0, n * n * sizeof(double));
+    }
+};
+
+// Before every run of a version its result matrix is filled with NaN, and
+// after it every entry is compared with the serial result: a version that
+// left part of C unwritten fails instead of passing on the previous run's C.
+void poison(apps::matmul::view c, std::size_t n);
+// Stops the run when an entry of c differs from ref by more than 1e-9 or is
+// not a number (a NaN left by poison() is one).
+void verify(apps::matmul::view c, apps::matmul::view ref, std::size_t n, char const* what, int workers);
 
 struct problem {
     std::size_t n;

@@ -1,5 +1,7 @@
 // The matmul algorithm on oneTBB: each fork is a task_group::run, each join a
 // task_group::wait; temporaries from malloc, counted to report the heap peak.
+// `workers` threads: a task_arena of that many slots, under a global_control
+// that allows that many.
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
@@ -26,6 +28,10 @@ struct tbb_exec : counting_heap {
 
 peer_result run_tbb(problem const& p, apps::matmul::view c, int workers) {
     tbb_exec ex;
+    // oneTBB runs at most as many threads as the process has CPUs unless the
+    // global limit is raised: with more workers than CPUs (weft-bench oversub)
+    // the arena's slots would otherwise stay empty.
+    tbb::global_control threads(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(workers));
     tbb::task_arena arena(workers);
     std::uint64_t t0 = now_ns();
     arena.execute([&] { apps::matmul::multiply(ex, p.a, p.b, c, p.n, p.leaf); });
