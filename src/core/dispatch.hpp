@@ -53,9 +53,9 @@ inline constexpr std::size_t eh_bytes = 2 * sizeof(void*);
     // the CPU between looks: the worker still switching away from `to` has
     // then most likely been preempted (more workers than CPUs, or another
     // program), and may be waiting for this very CPU: under ws a thief woken
-    // by a push (notify_work) often lands on the pusher's CPU, after the
+    // by a push (notify_work) may be placed on the pusher's CPU, after the
     // parent was queued and before it was switched away from (start_inline).
-    // Spinning there kept the CPU from it for the rest of the time slice
+    // Spinning would keep the CPU from it for the rest of the time slice
     // (docs/design/ws.md, "A worker preempted holding work").
     if (to->suspended.load(memory_order_acquire) == 0) {
         int spins = 0;
