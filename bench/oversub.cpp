@@ -17,13 +17,15 @@
 //                     variable set;
 //   tbb               the same algorithm on oneTBB, a task_arena of P slots
 //                     under a global_control of P threads.
-// Each round runs the serial program once and then every (P, version) once,
-// the versions in an order rotated by one each round; each run is a fresh
+// Each round runs every version once, in an order rotated by one each round,
+// and each version there runs the serial program once and then every P, so
+// that the runs a ratio compares are close in time (this machine's speed
+// drifts within seconds: docs/bench.md, "matmul"). Each run is a fresh
 // runtime (or process) with a warm-up multiply before the timed one, and every
 // result is checked against the serial one. Reported per (version, P): the
-// median wall time and its spread, the speedup over the serial runs of the
-// same rounds, and the speed relative to 2 workers; then the target: ws with
-// the yield keeps >= 0.85 of its 2-worker speed at the largest P.
+// median wall time and its spread, the speedup over the version's serial runs
+// of the same rounds, and the speed relative to 2 workers; then the target: ws
+// with the yield keeps >= 0.85 of its 2-worker speed at the largest P.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -271,14 +273,16 @@ int run(context& ctx) {
     ctx.say("matmul n = %zu, leaf %zu, on %d CPU%s; P = workers (threads); %d interleaved round(s)%s\n", n, leaf, cpus,
             cpus == 1 ? "" : "s", rounds, build_warning().empty() ? "" : (" [" + build_warning() + "]").c_str());
 
-    std::vector<double> serial;
-    std::map<std::pair<std::size_t, int>, cell> cells;  // (version index, P)
+    std::vector<double> serial;                                 // every serial run
+    std::vector<std::vector<double>> paired_serial(vs.size());  // per version, one per round
+    std::map<std::pair<std::size_t, int>, cell> cells;          // (version index, P)
     for (int r = 0; r < rounds; ++r) {
         ctx.progress("round %d/%d", r + 1, rounds);
-        serial.push_back(serial_round());
-        for (int w : workers) {
-            for (std::size_t k = 0; k < vs.size(); ++k) {
-                std::size_t const vi = (k + static_cast<std::size_t>(r)) % vs.size();
+        for (std::size_t k = 0; k < vs.size(); ++k) {
+            std::size_t const vi = (k + static_cast<std::size_t>(r)) % vs.size();
+            paired_serial[vi].push_back(serial_round());
+            serial.push_back(paired_serial[vi].back());
+            for (int w : workers) {
                 cell& cl = cells[{vi, w}];
                 switch (vs[vi].k) {
                 case kind::weft_yield:
@@ -325,13 +329,14 @@ int run(context& ctx) {
         for (int w : workers) {
             cell const& cl = cells[{vi, w}];
             summary const st = summarize(cl.wall);
-            double const speedup = median_of_ratios(serial, cl.wall);
+            double const speedup = median_of_ratios(paired_serial[vi], cl.wall);
             json_object rec = ctx.record();
             rec.add("version", v.name);
             if (v.yield < 0) rec.add_null("yield");
             else rec.add("yield", v.yield == 1);
             rec.add("label", v.label).add("workers", w).add("run_cpus", cpus).add("oversubscribed", w > cpus);
-            rec.add("n", n).add("leaf", leaf).add_summary("wall_s", st).add_summary("serial_s", serial_sum);
+            rec.add("n", n).add("leaf", leaf).add_summary("wall_s", st);
+            rec.add_summary("serial_s", summarize(paired_serial[vi]));
             rec.add("speedup_vs_serial", speedup);
             std::string vs_base = "-";
             if (has_base) {
@@ -388,10 +393,11 @@ registrar const reg{experiment{
                "process confined to --cpus CPUs (P above that is oversubscription). Versions: weft (ws) with the\n"
                "idle workers' sched_yield between failed steal rounds (the default) and without it\n"
                "(WEFT_WS_YIELD=off); OpenMP tasks with OMP_WAIT_POLICY=active and passive (each run in a child\n"
-               "process started with the variable set); oneTBB with P threads. Each of --rounds rounds runs the\n"
-               "serial program, then every (P, version) once in a rotated order; each run starts a fresh runtime,\n"
-               "warms up, and is checked against the serial result. Reported: median wall time and spread,\n"
-               "speedup (median of the per-round ratios to the serial run), speed relative to P = 2, and the\n"
+               "process started with the variable set); oneTBB with P threads. Each of --rounds rounds runs every\n"
+               "version in a rotated order, each as the serial program and then every P; each run starts a fresh\n"
+               "runtime, warms up, and is checked against the serial result. Reported: median wall time and\n"
+               "spread, speedup (median of the per-round ratios to the version's serial run), speed relative to\n"
+               "P = 2 (median of per-round ratios), and the\n"
                "target: ws with the yield keeps >= 0.85 of its 2-worker speed at the largest P. See docs/bench.md.",
     .options = {{.name = "n", .kind = opt_kind::integer, .metavar = "N", .default_value = "1024",
                  .help = "matrix order", .min = 2, .max = 16384},
