@@ -107,8 +107,9 @@ struct weft_run {
 // (WEFT_WS_YIELD: the runtime reads it in weft_init), a warm-up multiply, the
 // timed one, both checked.
 weft_run run_weft(problem const& p, view c, view ref, int workers, bool yield) {
-    // Only this thread runs weft or reads the environment here: oneTBB's
-    // threads, the only others, never call getenv after they start.
+    // run() added the variable before any other thread existed; replacing its
+    // value frees nothing (glibc keeps the old string), so oneTBB's threads,
+    // the only others, stay safe even if they read the environment.
     if (setenv("WEFT_WS_YIELD", yield ? "on" : "off", 1) != 0) die("setenv: %s", std::strerror(errno));
     weft_config_t cfg{};
     cfg.workers = workers;
@@ -273,6 +274,8 @@ int run(context& ctx) {
     ctx.say("matmul n = %zu, leaf %zu, on %d CPU%s; P = workers (threads); %d interleaved round(s)%s\n", n, leaf, cpus,
             cpus == 1 ? "" : "s", rounds, build_warning().empty() ? "" : (" [" + build_warning() + "]").c_str());
 
+    // Added now, while this is the only thread: run_weft only replaces its value.
+    if (setenv("WEFT_WS_YIELD", "on", 1) != 0) die("setenv: %s", std::strerror(errno));
     std::vector<double> serial;                                 // every serial run
     std::vector<std::vector<double>> paired_serial(vs.size());  // per version, one per round
     std::map<std::pair<std::size_t, int>, cell> cells;          // (version index, P)
@@ -309,7 +312,6 @@ int run(context& ctx) {
             }
         }
     }
-    if (unsetenv("WEFT_WS_YIELD") != 0) die("unsetenv: %s", std::strerror(errno));
 
     bool const has_base = std::find(workers.begin(), workers.end(), base_workers) != workers.end();
     summary const serial_sum = summarize(serial);
