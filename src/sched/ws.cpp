@@ -58,7 +58,8 @@
 // looks (tun::ws_idle_yield_rounds), then park. The yield is Arora, Blumofe & Plaxton's: under
 // multiprogramming a thief that spins keeps the processor from a descheduled
 // worker that may hold the very thread everyone waits for; yielding gives it
-// the processor.
+// the processor. WEFT_WS_YIELD=off takes the yield away, for the experiment
+// that measures it (weft-bench oversub; docs/design/ws.md, section 4).
 //
 // Lost wake-ups: a push is one release store of bottom; make_ready then runs
 // the core's notify_work (light fence, load of `sleepers`). A parking worker
