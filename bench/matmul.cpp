@@ -32,6 +32,13 @@ namespace weft::bench::matmul {
 
 using apps::matmul::view;
 
+inputs::inputs(std::size_t n, std::size_t leaf) : a(n), b(n), ref(n), p{n, leaf, a.v, b.v} {
+    apps::matmul::fill(a.v, n, 1);
+    apps::matmul::fill(b.v, n, 2);
+    apps::matmul::serial_exec serial;
+    apps::matmul::multiply(serial, a.v, b.v, ref.v, n, leaf);
+}
+
 void poison(view c, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = 0; j < n; ++j) c.at(i, j) = std::numeric_limits<double>::quiet_NaN();
@@ -78,10 +85,12 @@ int run(context& ctx) {
         variants.push_back({"fifo", 1024 * 1024, "fifo+large-stack"});
     }
 
-    matrix a(n), b(n), ref(n), c(n);
-    apps::matmul::fill(a.v, n, 1);
-    apps::matmul::fill(b.v, n, 2);
-    problem prob{n, leaf, a.v, b.v};
+    inputs in(n, leaf);  // also the serial warm-up: pages of A, B and the result touched once
+    matrix& a = in.a;
+    matrix& b = in.b;
+    matrix& ref = in.ref;
+    problem const& prob = in.p;
+    matrix c(n);
 
     ctx.say("C = A * B, n = %zu, leaf %zu, %d round(s) per configuration%s\n", n, leaf, rounds,
             build_warning().empty() ? "" : (" [" + build_warning() + "]").c_str());
@@ -89,10 +98,6 @@ int run(context& ctx) {
     // Serial: plain calls, same kernel, same temporaries.
     std::vector<double> serial_times;
     std::size_t serial_heap = 0;
-    {
-        apps::matmul::serial_exec warm;  // pages of A, B and the result touched once
-        apps::matmul::multiply(warm, a.v, b.v, ref.v, n, leaf);
-    }
     // One serial run (seconds). Every configuration below runs one before
     // each of its timed rounds, and its speedup is over those: the machine's
     // speed drifts by 10-50% within a minute here, which would otherwise fall

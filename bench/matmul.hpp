@@ -60,6 +60,15 @@ struct problem {
     apps::matmul::view a, b;
 };
 
+// A and B filled as every version multiplies them, and ref = A * B by the
+// serial program, computed once (which also touches their pages before any
+// timed run): what each run's result is checked against.
+struct inputs {
+    matrix a, b, ref;
+    problem p;
+    inputs(std::size_t n, std::size_t leaf);
+};
+
 struct peer_result {
     double time_s;
     std::size_t peak_heap_bytes;

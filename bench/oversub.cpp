@@ -198,12 +198,10 @@ double run_omp_child(std::string const& exe, char const* policy, int workers, st
 int run_omp_child_body(context& ctx, std::size_t n, std::size_t leaf, int workers) {
 #if WEFT_HAVE_OPENMP
     (void)ctx;
-    matrix a(n), b(n), ref(n), c(n);
-    apps::matmul::fill(a.v, n, 1);
-    apps::matmul::fill(b.v, n, 2);
-    problem const p{n, leaf, a.v, b.v};
-    apps::matmul::serial_exec serial;
-    apps::matmul::multiply(serial, a.v, b.v, ref.v, n, leaf);
+    matmul::inputs const in(n, leaf);
+    problem const& p = in.p;
+    matrix const& ref = in.ref;
+    matrix c(n);
     matmul::poison(c.v, n);
     (void)matmul::run_openmp(p, c.v, workers);  // warm-up: the threads
     matmul::verify(c.v, ref.v, n, "OpenMP", workers);
@@ -256,14 +254,12 @@ int run(context& ctx) {
         vs.push_back(v);
     }
 
-    matrix a(n), b(n), ref(n), c(n);
-    apps::matmul::fill(a.v, n, 1);
-    apps::matmul::fill(b.v, n, 2);
-    problem const prob{n, leaf, a.v, b.v};
-    {
-        apps::matmul::serial_exec warm;
-        apps::matmul::multiply(warm, a.v, b.v, ref.v, n, leaf);
-    }
+    matmul::inputs in(n, leaf);  // also the serial warm-up
+    matrix& a = in.a;
+    matrix& b = in.b;
+    matrix& ref = in.ref;
+    problem const& prob = in.p;
+    matrix c(n);
     auto serial_round = [&] {
         apps::matmul::serial_exec ex;
         std::uint64_t const t0 = now_ns();
