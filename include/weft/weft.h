@@ -442,8 +442,9 @@ typedef struct weft_stats {
     uint64_t timers_fired;        /* timed waits and sleeps that expired */
     uint64_t busy_ns;             /* all workers: time spent running threads */
     uint64_t idle_ns;             /* all workers: time spent looking for work or parked */
-    int workers;
-    int reserved_;
+    int workers;                  /* worker kernel threads (WEFT_WORKERS) */
+    int active_workers;           /* of those, how many run threads now (WEFT_ADAPT);
+                                     = workers when adaptation is off */
     /* Scheduler figures (0 where the policy has no such notion). */
     uint64_t steals;              /* ws: threads taken from another worker's deque */
     uint64_t failed_steals;       /* ws: steal attempts that found nothing */

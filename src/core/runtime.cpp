@@ -112,6 +112,7 @@ int start_runtime(const weft_config_t* cfg) {
     rt->policy = find_policy(s.sched.c_str());
     rt->policy_state = rt->policy->create(s.workers);
     rt->nworkers = s.workers;
+    rt->active.store(s.workers, memory_order_relaxed);
     rt->stacks = std::make_unique<arch::stack_pool>(s.stack_size);
     rt->timers = std::make_unique<timer_heap>();
     for (int i = 0; i < s.workers; ++i) {
@@ -167,6 +168,7 @@ int start_runtime(const weft_config_t* cfg) {
             // Run with the workers we have: shrink the count seen by the policy's
             // callers (the policy state stays sized for the original count).
             rt->nworkers = i;
+            rt->active.store(i, memory_order_relaxed);
             break;
         }
         w->has_kthread = true;

@@ -66,6 +66,11 @@ struct runtime {
     std::vector<worker*> parked;
     atomic<bool> stopping{false};
 
+    // Workers 0..active-1 run threads; the others are dropped by the adaptive
+    // controller (src/adapt/) and serve only their inboxes. = nworkers when
+    // adaptation is off. Read-mostly: its own line.
+    alignas(64) atomic<int> active{0};
+
     // Ults made ready by external kernel threads.
     alignas(64) ult_queue inject;
 

@@ -44,6 +44,7 @@ void fill(runtime* rt, weft_stats_t* out) {
     out->wakeups = rt->wakeups.load(memory_order_relaxed);
     out->timers_fired = rt->timers->fired();
     out->workers = rt->nworkers;
+    out->active_workers = rt->active.load(memory_order_relaxed);
     if (g_measure) {
         if (worker* me = current_worker(); me != nullptr) profile_checkpoint(me);
         out->work_ns = profile_work_ns(rt);
