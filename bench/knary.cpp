@@ -12,6 +12,7 @@
 // reported run by least squares on relative error (knary_model.hpp), and the
 // model's worst relative error is reported.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -76,6 +77,14 @@ int run(context& ctx) {
     std::vector<point> points;
     for (auto const& r : results) points.push_back({r.ws.t1_s, r.ws.tinf_s, double(r.workers), r.run.pa, r.run.wall_s});
     fit_result const fit = fit_model(points);
+    // The run furthest above the model with c1 = c2 = 1 read as a bound.
+    std::size_t most_above = 0;
+    for (std::size_t i = 1; i < points.size(); ++i)
+        if (excess_over_unit_model(points[i]) > excess_over_unit_model(points[most_above])) most_above = i;
+    auto run_name = [&](std::size_t i) {
+        return shape_name(results[i].s) + " on " + std::to_string(results[i].workers) + " worker" +
+               (results[i].workers == 1 ? "" : "s");
+    };
 
     table t({"n:k:r", "T1/Tinf", "P", "T s", "spread", "PA", "P/(T1/Tinf)", "utilization", "model s", "error"});
     shape prev{0, 0, 0};
@@ -107,6 +116,15 @@ int run(context& ctx) {
     rec.add("fit", true).add("c1", fit.c1).add("c2", fit.c2).add("max_rel_error", fit.max_rel_error);
     rec.add("rms_rel_error", fit.rms_rel_error).add("target_max_rel_error", target_max_rel_error);
     rec.add("within_target", fit.max_rel_error <= target_max_rel_error).add("points", fit.points);
+    if (!results.empty()) {
+        auto const& w = results[fit.worst];
+        rec.add("worst_n", w.s.n).add("worst_k", w.s.k).add("worst_r", w.s.r).add("worst_workers", w.workers);
+        rec.add("worst_rel_error", (model_time(fit.c1, fit.c2, points[fit.worst]) - w.run.wall_s) / w.run.wall_s);
+        auto const& a = results[most_above];
+        rec.add("max_excess_over_unit_model", excess_over_unit_model(points[most_above]));
+        rec.add("max_excess_n", a.s.n).add("max_excess_k", a.s.k).add("max_excess_r", a.s.r);
+        rec.add("max_excess_workers", a.workers);
+    }
     rec.add("method", "least squares on relative error, c1 and c2 >= 0");
     rec.add("t1_from", "CPU time of the run on 1 worker");
     rec.add("tinf_from", "span measured by the runtime on 1 worker");
@@ -122,6 +140,13 @@ int run(context& ctx) {
             "  c1 = %.3f, c2 = %.3f; worst relative error %s, rms %s (target: worst <= %s)%s\n",
             fit.points, fit.c1, fit.c2, fmt_pct(fit.max_rel_error).c_str(), fmt_pct(fit.rms_rel_error).c_str(),
             fmt_pct(target_max_rel_error).c_str(), fit.max_rel_error <= target_max_rel_error ? "" : "  [MISSED]");
+    if (!results.empty()) {
+        double const excess = excess_over_unit_model(points[most_above]);
+        ctx.say("  worst run: %s; c1 = c2 = 1 read as a bound (utilization >= 1/(1 + x)): the slowest run against "
+                "it, %s, is %s %s it\n",
+                run_name(fit.worst).c_str(), run_name(most_above).c_str(), fmt_pct(std::fabs(excess)).c_str(),
+                excess > 0 ? "above" : "below");
+    }
     for (auto const& w : warnings) ctx.warn("%s", w.c_str());
     return 0;
 }

@@ -134,4 +134,21 @@ TEST(KnaryModel, fit_skips_runs_without_a_time_or_processors) {
     EXPECT_EQ(fit_model({}).points, 0u);
 }
 
+TEST(KnaryModel, fit_names_the_run_with_the_worst_error) {
+    auto pts = synthetic(1.0, 0.5, 0, 1);
+    pts.insert(pts.begin(), point{0.08, 0.01, 4, 0, 0.1});  // skipped: no processors
+    pts[40].wall *= 1.6;                                    // one run far slower than the model
+    auto const fit = fit_model(pts);
+    EXPECT_EQ(fit.worst, 40u);
+    EXPECT_NEAR(fit.max_rel_error, std::fabs(model_time(fit.c1, fit.c2, pts[40]) - pts[40].wall) / pts[40].wall,
+                1e-12);
+}
+
+TEST(KnaryModel, excess_over_unit_model_is_relative_to_t1_plus_tinf_p_over_pa) {
+    using weft::bench::knary::excess_over_unit_model;
+    // T1/PA + Tinf*P/PA = 0.08/2 + 0.08*2/2 = 0.12 s.
+    EXPECT_NEAR(excess_over_unit_model({0.08, 0.08, 2, 2, 0.135}), 0.125, 1e-12);
+    EXPECT_NEAR(excess_over_unit_model({0.08, 0.08, 2, 2, 0.06}), -0.5, 1e-12);
+}
+
 }  // namespace
