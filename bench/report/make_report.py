@@ -146,8 +146,13 @@ def fmt_num(v):
     return f"{v:.3g}"
 
 
+LIST_CELL_MAX = 8  # a longer list (a time series: asat's t_s) shows as its length, first and last items
+
+
 def fmt_value(key, v):
     if isinstance(v, list):
+        if len(v) > LIST_CELL_MAX:
+            return f"{len(v)} values: {fmt_value(key, v[0])} … {fmt_value(key, v[-1])}"
         return ", ".join(fmt_value(key, x) for x in v)
     if isinstance(v, dict):
         return json.dumps(v)
