@@ -14,7 +14,10 @@
 #include <filesystem>
 #include <list>
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace weft::bench {
@@ -663,6 +666,20 @@ int pin_attr(pthread_attr_t* attr, int cpu) noexcept {
     return pthread_attr_setaffinity_np(attr, sizeof set, &set);
 }
 
+int confine_to_cpus(int want) {
+    std::vector<int> const cpus = allowed_cpus();
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    int n = 0;
+    for (int c : cpus) {
+        if (n == want) break;
+        CPU_SET(c, &set);
+        ++n;
+    }
+    if (n > 0 && sched_setaffinity(0, sizeof set, &set) != 0) die("sched_setaffinity: %s", std::strerror(errno));
+    return n;
+}
+
 affinity_guard::affinity_guard() noexcept {
     CPU_ZERO(&saved_);
     ok_ = pthread_getaffinity_np(pthread_self(), sizeof saved_, &saved_) == 0;
@@ -670,6 +687,49 @@ affinity_guard::affinity_guard() noexcept {
 
 affinity_guard::~affinity_guard() {
     if (ok_) pthread_setaffinity_np(pthread_self(), sizeof saved_, &saved_);
+}
+
+// ---------------------------------------------------------------------------
+// Child processes
+// ---------------------------------------------------------------------------
+
+piped_child spawn_piped(std::string const& exe, std::vector<std::string> const& args,
+                        std::vector<std::string> const& env) {
+    std::vector<std::string> vars;
+    for (char** e = environ; *e != nullptr; ++e) vars.emplace_back(*e);
+    for (std::string const& change : env) {
+        std::string const name = change.substr(0, change.find('='));
+        std::erase_if(vars, [&](std::string const& v) { return v.size() > name.size() && v[name.size()] == '=' &&
+                                                                v.compare(0, name.size(), name) == 0; });
+        if (change.size() > name.size()) vars.push_back(change);
+    }
+    std::vector<std::string> argv_text = args;
+    std::vector<char*> argv, envp;
+    for (auto& a : argv_text) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    for (auto& v : vars) envp.push_back(v.data());
+    envp.push_back(nullptr);
+
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) die("pipe: %s", std::strerror(errno));
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    pid_t pid = 0;
+    int const rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    if (rc != 0) die("cannot start '%s': %s", exe.c_str(), std::strerror(rc));
+    return {pid, fds[0]};
+}
+
+int wait_child(pid_t pid) {
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) die("waitpid(%d): %s", static_cast<int>(pid), std::strerror(errno));
+    return status;
 }
 
 // ---------------------------------------------------------------------------

@@ -18,7 +18,9 @@
 //                  --json and appends it to the file named by --jsonl;
 //   - options:     option_spec + parse_options() with validation; errors name
 //                  the bad option or value and list what is valid (exit 2);
-//   - CPU helpers: allowed_cpus(), pin_current_thread(), affinity_guard.
+//   - CPU helpers: allowed_cpus(), pin_current_thread(), confine_to_cpus(),
+//                  affinity_guard;
+//   - processes:   spawn_piped() (a child whose stdout we read), wait_child().
 //
 // The harness is plain C++20 and uses nothing of weft: it can be compiled and
 // tested without the runtime.
@@ -37,6 +39,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <sys/types.h>
 
 namespace weft::bench {
 
@@ -308,6 +311,12 @@ int pin_current_thread(int cpu) noexcept;
 // A pthread attribute setting: the thread created with it runs on `cpu` only.
 int pin_attr(pthread_attr_t* attr, int cpu) noexcept;
 
+// Confines the calling kernel thread, and every thread and child process it
+// starts afterwards (they inherit its mask), to the first `want` CPUs it may
+// use; returns how many it now has (fewer than `want` when fewer are allowed).
+// Call it before the experiment starts any thread. Dies if the kernel refuses.
+int confine_to_cpus(int want);
+
 // Saves the calling thread's affinity mask and restores it on destruction.
 class affinity_guard {
 public:
@@ -320,6 +329,25 @@ private:
     cpu_set_t saved_{};
     bool ok_ = false;
 };
+
+// ---------------------------------------------------------------------------
+// Child processes
+// ---------------------------------------------------------------------------
+
+// A child process whose stdout is a pipe to this one.
+struct piped_child {
+    pid_t pid = -1;
+    int out_fd = -1;  // the pipe's reading end (close-on-exec); the caller closes it
+};
+// Starts `exe` with `args` (args[0] is argv[0]) and this process's environment
+// with `env` applied in order: "NAME=value" sets NAME, "NAME" removes it. The
+// child's stdout is the pipe, its stderr this process's. Dies naming `exe` if
+// it cannot be started.
+piped_child spawn_piped(std::string const& exe, std::vector<std::string> const& args,
+                        std::vector<std::string> const& env);
+// Waits for the child `pid` to end (retrying on EINTR); returns its waitpid
+// status.
+int wait_child(pid_t pid);
 
 // ---------------------------------------------------------------------------
 // Provenance

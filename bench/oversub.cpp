@@ -26,8 +26,6 @@
 // median wall time and its spread, the speedup over the version's serial runs
 // of the same rounds, and the speed relative to 2 workers; then the target: ws
 // with the yield keeps >= 0.85 of its 2-worker speed at the largest P.
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,8 +43,6 @@
 #include "harness.hpp"
 #include "knary_program.hpp"
 #include "matmul.hpp"
-
-extern char** environ;
 
 namespace weft::bench::oversub {
 namespace {
@@ -78,22 +74,6 @@ std::vector<version> versions() {
         {kind::omp_passive, "omp_passive", "OpenMP, OMP_WAIT_POLICY=passive", -1, WEFT_HAVE_OPENMP != 0},
         {kind::tbb, "tbb", "oneTBB", -1, WEFT_HAVE_TBB != 0},
     };
-}
-
-// Confines this process (and every thread and child it starts later) to the
-// first `want` CPUs it may use; returns how many it has.
-int confine_to_cpus(int want) {
-    std::vector<int> const cpus = allowed_cpus();
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    int n = 0;
-    for (int c : cpus) {
-        if (n == want) break;
-        CPU_SET(c, &set);
-        ++n;
-    }
-    if (n > 0 && sched_setaffinity(0, sizeof set, &set) != 0) die("sched_setaffinity: %s", std::strerror(errno));
-    return n;
 }
 
 // --- the weft versions ------------------------------------------------------------
@@ -152,39 +132,17 @@ double run_tbb(problem const& p, view c, view ref, int workers) {
 double run_omp_child(std::string const& exe, char const* policy, int workers, std::size_t n, std::size_t leaf) {
     std::vector<std::string> args = {exe,        "oversub", "--omp-child",         "--workers", std::to_string(workers),
                                      "--n",      std::to_string(n), "--leaf", std::to_string(leaf)};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
     std::string const setting = std::string("OMP_WAIT_POLICY=") + policy;
-    std::vector<char*> envp;
-    for (char** e = environ; *e != nullptr; ++e)
-        if (std::strncmp(*e, "OMP_WAIT_POLICY=", 16) != 0) envp.push_back(*e);
-    envp.push_back(const_cast<char*>(setting.c_str()));
-    envp.push_back(nullptr);
-
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) die("pipe: %s", std::strerror(errno));
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    std::fflush(stdout);
-    std::fflush(stderr);
-    pid_t pid = 0;
-    int const rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    if (rc != 0) die("cannot start '%s': %s", exe.c_str(), std::strerror(rc));
+    piped_child const child = spawn_piped(exe, args, {setting});
     std::string out;
     char buf[256];
     for (;;) {
-        ssize_t const got = read(fds[0], buf, sizeof buf);
+        ssize_t const got = read(child.out_fd, buf, sizeof buf);
         if (got > 0) out.append(buf, static_cast<std::size_t>(got));
         else if (got == 0 || errno != EINTR) break;
     }
-    close(fds[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    close(child.out_fd);
+    int const status = wait_child(child.pid);
     double wall = -1;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || std::sscanf(out.c_str(), "wall_s %lf", &wall) != 1 ||
         wall <= 0)

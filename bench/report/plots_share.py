@@ -1,0 +1,100 @@
+"""Plots of weft-bench share: several weft processes on the same CPUs. The throughput of P processes together
+against one alone and the smallest one's share of the units, per WEFT_ADAPT setting, with the targets; and the
+kill runs' active workers over time, per process, with the kill marked (Severance & Enbody's threads-over-time
+figures, for processes that share a core budget)."""
+
+import os
+
+from make_report import plot
+
+ADAPT_STYLE = {True: ("WEFT_ADAPT unset (adapting)", "#1b6ca8"), False: ("WEFT_ADAPT=off", "#c0392b")}
+
+
+def whiskers(r, key):
+    v = r[key]
+    return max(0.0, v - r.get(key + "_min", v)), max(0.0, r.get(key + "_max", v) - v)
+
+
+@plot("share")
+def plot_share(records, outdir, plt):
+    out = []
+    rows = [r for r in records if r.get("run") == "together" and "throughput_ratio" in r]
+    targets = [r for r in records if r.get("target")]
+    if rows:
+        counts = sorted({r["processes"] for r in rows})
+        modes = [m for m in (True, False) if any(r["adapt"] == m for r in rows)]
+        fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), dpi=110)
+        width = 0.8 / len(modes)
+        for ax, key, title in ((axes[0], "throughput_ratio", "all processes' units/s over one alone"),
+                               (axes[1], "min_share", "smallest process's share of the units")):
+            for mi, m in enumerate(modes):
+                label, colour = ADAPT_STYLE[m]
+                xs, ys, lo, hi = [], [], [], []
+                for ci, n in enumerate(counts):
+                    r = next((r for r in rows if r["adapt"] == m and r["processes"] == n), None)
+                    if r is None or r.get(key) is None:
+                        continue
+                    xs.append(ci + (mi - (len(modes) - 1) / 2) * width)
+                    ys.append(r[key])
+                    a, b = whiskers(r, key)
+                    lo.append(a)
+                    hi.append(b)
+                ax.bar(xs, ys, width * 0.95, color=colour, label=label, yerr=[lo, hi], capsize=3)
+            if key == "throughput_ratio":
+                ax.axhline(1.0, color="black", linewidth=0.8)
+                if targets:
+                    ax.axhline(targets[0]["target_throughput_ratio"], color="#888888", linestyle=":",
+                               label="target (2 processes)")
+            else:
+                for ci, n in enumerate(counts):
+                    ax.hlines(1.0 / n, ci - 0.45, ci + 0.45, color="black", linewidth=0.8)
+                if targets:
+                    ax.axhline(targets[0]["target_min_share"], color="#888888", linestyle=":",
+                               label="target (2 processes)")
+            ax.set_xticks(range(len(counts)))
+            ax.set_xticklabels([f"{n} processes" for n in counts])
+            ax.set_title(title, fontsize=10)
+            ax.grid(axis="y", alpha=0.3)
+        axes[0].set_ylabel("median over rounds, whiskers min–max")
+        axes[1].legend(frameon=False, fontsize=8, loc="lower right")
+        cpus = rows[0].get("run_cpus", "?")
+        workers = rows[0].get("workers", "?")
+        fig.suptitle(f"share: processes of {workers} workers on {cpus} CPUs (black: 1 and the even share 1/P)",
+                     fontsize=10)
+        fig.tight_layout()
+        name = "share_throughput.png"
+        fig.savefig(os.path.join(outdir, name))
+        plt.close(fig)
+        out.append((name, "share: throughput of P processes together against one alone, and the smallest one's "
+                          "share of the units, per WEFT_ADAPT setting"))
+
+    traces = [r for r in records if r.get("trace")]
+    if traces:
+        modes = [m for m in (True, False) if any(r["adapt"] == m for r in traces)]
+        counts = sorted({r["processes"] for r in traces})
+        fig, axes = plt.subplots(len(modes), len(counts), figsize=(5 * len(counts), 3.2 * len(modes)), dpi=110,
+                                 squeeze=False)
+        for mi, m in enumerate(modes):
+            for ci, n in enumerate(counts):
+                ax = axes[mi][ci]
+                r = next((r for r in traces if r["adapt"] == m and r["processes"] == n), None)
+                if r is None:
+                    ax.axis("off")
+                    continue
+                for pi, (ts, act) in enumerate(zip(r["t_s"], r["active_workers"])):
+                    label = "killed" if pi == 0 else f"survivor {pi}"
+                    ax.step(ts, [a + 0.04 * pi for a in act], where="post", label=label, linewidth=1.2)
+                ax.axvline(r["kill_s"], color="black", linestyle="--", linewidth=0.8, label="kill")
+                ax.set_title(f"{ADAPT_STYLE[m][0]}: {n} processes, one killed", fontsize=9)
+                ax.set_xlabel("seconds since the start")
+                ax.set_ylabel("active workers")
+                ax.set_ylim(-0.2, r.get("workers", 2) + 0.5)
+                ax.grid(alpha=0.3)
+                ax.legend(frameon=False, fontsize=7, loc="lower right")
+        fig.tight_layout()
+        name = "share_kill_active.png"
+        fig.savefig(os.path.join(outdir, name))
+        plt.close(fig)
+        out.append((name, "share: each process's active workers over the last round's kill runs (lines offset "
+                          "slightly to stay apart); the survivors should take the killed one's share back"))
+    return out

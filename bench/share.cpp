@@ -1,0 +1,704 @@
+// weft-bench share: several weft programs on one machine share its cores.
+//
+// Arora, Blumofe & Plaxton ("Thread scheduling for multiprogrammed
+// multiprocessors") and Severance & Enbody ("Automatic self-allocating threads
+// (ASAT) on an SGI Challenge") study a parallel program that shares the
+// machine with other jobs: it should use what is free and give back what the
+// others need, so that the jobs together run about one active thread per
+// processor. weft's adaptive worker count (WEFT_ADAPT) and the machine-wide
+// core budget in shared memory do that between weft processes; this
+// experiment measures it from outside, with the runtime's own figure of how
+// many workers run threads (weft_stats_t.active_workers).
+//
+// Every process is a child of this executable (`--share-child`): a weft
+// program whose environment sets WEFT_WORKERS (2 by default) and WEFT_ADAPT
+// (unset: the runtime's default, which adapts; or "off"), running a steady
+// stream of checked work units (a fork/join tree of fine-grain threads) until
+// a common start time plus --seconds, and printing to a pipe every
+// --interval-ms its time, the units done and active_workers. Everything runs
+// confined to --cpus CPUs (2). Per round and per WEFT_ADAPT setting, the runs
+// are: one process alone (the reference); P processes started together, for
+// each P of --processes; and the kill runs, P processes of which the first is
+// SIGKILLed --kill-after seconds in, the survivors running --watch seconds
+// more. Figures: throughput_ratio (all processes' units per second over one
+// process's alone, same round, same setting), min_share (the smallest
+// process's fraction of all units), recovery_s (from the kill until the
+// survivors hold their share of active workers again); medians over rounds,
+// with the spread; and the target row.
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <weft/weft.h>
+#include <weft/weft.hpp>
+
+#include "harness.hpp"
+
+namespace weft::bench::share {
+namespace {
+
+// The targets: P = 2 processes together keep this much of one process's
+// throughput alone; each gets at least this fraction of the units (within 15%
+// of half); after a kill the survivors hold their share again within this time.
+constexpr double target_throughput_ratio = 0.95;
+constexpr double target_min_share = 0.425;
+constexpr double target_recovery_s = 2.0;
+constexpr int target_processes = 2;
+// The children are started this long before the common start time, so that
+// each has exec'd, started its runtime and run its warm-up unit by then: a few
+// milliseconds on a quiet machine; the rest is room for a busy one (a process
+// that is ready only after the start is reported as a warning).
+constexpr double start_lead_s = 0.25;
+
+// --- the worker program (a child process) --------------------------------------------
+
+// A work unit: a binary fork/join tree of 2^unit_depth leaves, each a thread
+// running unit_spin steps of a 64-bit LCG seeded by its position; the unit's
+// result (the leaves' values combined) is checked against the serial one. One
+// unit is about 1.1 ms of CPU on the 2-core AMD EPYC VM (1,160 units in 1.32 s
+// of user time: `WEFT_WORKERS=1 WEFT_ADAPT=off time weft-bench share
+// --share-child --seconds 2 --start-at-ns NOW`), so an interval of 50 ms holds
+// dozens of units, and each leaf (~9 us) is about 100 times a thread's create
+// + join: fine-grain parallel work, placed by the runtime, not by the program.
+constexpr int unit_depth = 7;
+constexpr long unit_spin = 8000;
+
+[[gnu::noinline]] std::uint64_t leaf(std::uint64_t seed) {
+    std::uint64_t x = seed;
+    for (long i = 0; i < unit_spin; ++i) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        asm volatile("" : "+r"(x));
+    }
+    return x;
+}
+
+std::uint64_t combine(std::uint64_t a, std::uint64_t b) { return (a ^ (b >> 1)) * 0x9E3779B97F4A7C15ULL + b; }
+
+std::uint64_t tree_parallel(int depth, std::uint64_t pos) {
+    if (depth == 0) return leaf(pos);
+    auto left = weft::spawn(&tree_parallel, depth - 1, 2 * pos);
+    std::uint64_t const right = tree_parallel(depth - 1, 2 * pos + 1);
+    return combine(left.join(), right);
+}
+
+std::uint64_t tree_serial(int depth, std::uint64_t pos) {
+    if (depth == 0) return leaf(pos);
+    std::uint64_t const l = tree_serial(depth - 1, 2 * pos);
+    return combine(l, tree_serial(depth - 1, 2 * pos + 1));
+}
+
+// The child's lines on its stdout (a pipe to the parent), all times in
+// nanoseconds of CLOCK_MONOTONIC, which every process of the machine shares:
+//   ready T WORKERS ACTIVE SCHED    runtime started and warmed up
+//   tick T UNITS ACTIVE             at the start, then every --interval-ms
+//   end T UNITS ACTIVE              the run's end (after --seconds)
+int run_child(long long start_at_ns, double seconds, long interval_ms) {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die("prctl(PR_SET_PDEATHSIG): %s", std::strerror(errno));
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    // The environment (WEFT_WORKERS, WEFT_ADAPT, ...) configures the runtime,
+    // as it would any weft program's.
+    if (int rc = weft_init(nullptr); rc != 0) die("share child: weft_init failed: %s", std::strerror(rc));
+    std::uint64_t const expected = tree_serial(unit_depth, 1);
+    auto unit = [&] {
+        std::uint64_t const got = tree_parallel(unit_depth, 1);
+        if (got != expected)
+            die("share child %d: a work unit computed %llx, the serial tree %llx", static_cast<int>(getpid()),
+                static_cast<unsigned long long>(got), static_cast<unsigned long long>(expected));
+    };
+    unit();  // warm-up: stacks, pages
+    weft_stats_t st{};
+    check(weft_stats_get(&st), "weft_stats_get");
+    std::printf("ready %llu %d %d %s\n", static_cast<unsigned long long>(now_ns()), st.workers, st.active_workers,
+                weft_sched_name());
+
+    std::uint64_t const start = static_cast<std::uint64_t>(start_at_ns);
+    std::uint64_t const end = start + static_cast<std::uint64_t>(seconds * 1e9);
+    std::uint64_t const interval = static_cast<std::uint64_t>(interval_ms) * 1000000ULL;
+    if (std::uint64_t const t = now_ns(); t < start) check(weft_sleep_ns(start - t), "weft_sleep_ns");
+    unsigned long long units = 0;
+    auto report = [&](char const* what, std::uint64_t t) {
+        check(weft_stats_get(&st), "weft_stats_get");
+        std::printf("%s %llu %llu %d\n", what, static_cast<unsigned long long>(t), units, st.active_workers);
+    };
+    std::uint64_t t = now_ns();
+    report("tick", t);
+    std::uint64_t next = start + interval;
+    while (t < end) {
+        unit();
+        ++units;
+        t = now_ns();
+        if (t >= next && t < end) {
+            report("tick", t);
+            while (next <= t) next += interval;
+        }
+    }
+    report("end", t);
+    check(weft_finalize(), "weft_finalize");
+    return 0;
+}
+
+// --- the parent: running processes and reading their logs -----------------------------
+
+struct sample {
+    double t_s;  // since the run's common start
+    double units;
+    int active;
+};
+
+struct proc_log {
+    pid_t pid = -1;
+    int fd = -1;
+    std::string pending;  // a partial line
+    std::vector<sample> samples;
+    double ready_s = 0;  // when it was ready, relative to the start (negative: in time)
+    int workers = 0;
+    std::string sched;
+    bool ended = false;
+    bool killed = false;
+};
+
+struct run_log {
+    std::vector<proc_log> procs;
+    double kill_s = -1;  // when the first process was killed, since the start; < 0: no kill
+    double end_s = 0;    // the run's planned end
+};
+
+struct settings {
+    std::string exe;
+    int cpus = 2;
+    int workers = 2;
+    double seconds = 4;
+    double kill_after = 1.5;
+    double watch = 2.5;
+    double settle = 0.5;
+    long interval_ms = 50;
+};
+
+void parse_line(proc_log& p, std::string const& line, std::uint64_t start_ns) {
+    auto rel = [&](unsigned long long t) { return (static_cast<double>(t) - static_cast<double>(start_ns)) * 1e-9; };
+    unsigned long long t = 0, units = 0;
+    int a = 0, w = 0;
+    char sched[32] = {};
+    if (std::sscanf(line.c_str(), "tick %llu %llu %d", &t, &units, &a) == 3 ||
+        std::sscanf(line.c_str(), "end %llu %llu %d", &t, &units, &a) == 3) {
+        p.samples.push_back({rel(t), static_cast<double>(units), a});
+        if (line.starts_with("end")) p.ended = true;
+    } else if (std::sscanf(line.c_str(), "ready %llu %d %d %31s", &t, &w, &a, sched) == 4) {
+        p.ready_s = rel(t);
+        p.workers = w;
+        p.sched = sched;
+    } else {
+        die("share: a child process (pid %d) printed an unexpected line: '%s'", static_cast<int>(p.pid),
+            line.c_str());
+    }
+}
+
+// Runs `n` processes started together; with kill, the first is SIGKILLed
+// kill_after seconds after the start and the others run watch seconds more.
+run_log run_processes(settings const& s, int n, bool adapt, bool kill) {
+    run_log r;
+    r.end_s = kill ? s.kill_after + s.watch : s.seconds;
+    std::uint64_t const start_ns = now_ns() + static_cast<std::uint64_t>(start_lead_s * 1e9);
+    std::vector<std::string> const args = {s.exe,       "share",
+                                           "--share-child", "--start-at-ns",
+                                           std::to_string(start_ns), "--seconds",
+                                           std::to_string(r.end_s), "--interval-ms",
+                                           std::to_string(s.interval_ms)};
+    // Each run's processes share a core budget of their own (WEFT_BUDGET names
+    // its shared-memory segment), so that neither other weft programs on the
+    // machine nor a slot left by an earlier run's killed process take part;
+    // the segment is removed after the run.
+    static int runs = 0;
+    std::string const budget = "/weft-bench-share-" + std::to_string(getpid()) + "-" + std::to_string(++runs);
+    std::vector<std::string> const env = {"WEFT_WORKERS=" + std::to_string(s.workers),
+                                          adapt ? "WEFT_ADAPT" : "WEFT_ADAPT=off", "WEFT_BUDGET=" + budget};
+    r.procs.resize(static_cast<std::size_t>(n));
+    for (proc_log& p : r.procs) {
+        piped_child const c = spawn_piped(s.exe, args, env);
+        p.pid = c.pid;
+        p.fd = c.out_fd;
+    }
+    std::uint64_t const kill_at = start_ns + static_cast<std::uint64_t>(s.kill_after * 1e9);
+    // A child that has not ended this long after the planned end is stuck.
+    std::uint64_t const give_up = start_ns + static_cast<std::uint64_t>((r.end_s + 30) * 1e9);
+    auto kill_all = [&] {
+        for (proc_log& p : r.procs)
+            if (p.fd >= 0) ::kill(p.pid, SIGKILL);
+    };
+    for (;;) {
+        std::vector<pollfd> fds;
+        std::vector<proc_log*> who;
+        for (proc_log& p : r.procs)
+            if (p.fd >= 0) {
+                fds.push_back({p.fd, POLLIN, 0});
+                who.push_back(&p);
+            }
+        if (fds.empty()) break;
+        std::uint64_t const now = now_ns();
+        if (now >= give_up) {
+            kill_all();
+            die("share: a child process has not ended %.0f s after its run should have (%d processes, WEFT_ADAPT %s)",
+                30.0, n, adapt ? "unset" : "off");
+        }
+        if (kill && r.kill_s < 0 && now >= kill_at) {
+            if (::kill(r.procs[0].pid, SIGKILL) != 0) die("kill(%d): %s", r.procs[0].pid, std::strerror(errno));
+            r.kill_s = (static_cast<double>(now_ns()) - static_cast<double>(start_ns)) * 1e-9;
+            r.procs[0].killed = true;
+        }
+        std::uint64_t const until = (kill && r.kill_s < 0) ? kill_at : give_up;
+        int const timeout_ms = static_cast<int>(std::min<std::uint64_t>((until - now) / 1000000 + 1, 1000));
+        int const ready = poll(fds.data(), fds.size(), timeout_ms);
+        if (ready < 0) {
+            if (errno == EINTR) continue;
+            die("poll: %s", std::strerror(errno));
+        }
+        for (std::size_t i = 0; i < fds.size(); ++i) {
+            if (fds[i].revents == 0) continue;
+            proc_log& p = *who[i];
+            char buf[4096];
+            ssize_t const got = read(p.fd, buf, sizeof buf);
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) {
+                close(p.fd);
+                p.fd = -1;
+                continue;
+            }
+            p.pending.append(buf, static_cast<std::size_t>(got));
+            for (std::size_t nl; (nl = p.pending.find('\n')) != std::string::npos;) {
+                parse_line(p, p.pending.substr(0, nl), start_ns);
+                p.pending.erase(0, nl + 1);
+            }
+        }
+    }
+    if (shm_unlink(budget.c_str()) != 0 && errno != ENOENT)
+        die("shm_unlink('%s'): %s", budget.c_str(), std::strerror(errno));
+    for (proc_log& p : r.procs) {
+        int const status = wait_child(p.pid);
+        if (p.killed) {
+            if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+                die("share: the process killed mid-run (pid %d) ended otherwise than by SIGKILL (status %d)", p.pid,
+                    status);
+            continue;
+        }
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !p.ended || p.samples.empty())
+            die("share: a child process (pid %d; %d processes, WEFT_ADAPT %s%s) failed: %s %d%s", p.pid, n,
+                adapt ? "unset" : "off", kill ? ", kill run" : "", WIFEXITED(status) ? "exit status" : "signal",
+                WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), p.ended ? "" : ", no end line");
+    }
+    return r;
+}
+
+// --- figures of one run ---------------------------------------------------------------
+
+// Units done by time t: linear between the samples around it.
+double units_at(std::vector<sample> const& s, double t) {
+    if (t <= s.front().t_s) return s.front().units;
+    for (std::size_t i = 1; i < s.size(); ++i)
+        if (t <= s[i].t_s) {
+            double const f = (t - s[i - 1].t_s) / std::max(s[i].t_s - s[i - 1].t_s, 1e-9);
+            return s[i - 1].units + f * (s[i].units - s[i - 1].units);
+        }
+    return s.back().units;
+}
+
+// The mean of active_workers over the samples in [t0, t1].
+double mean_active(std::vector<sample> const& s, double t0, double t1) {
+    double sum = 0;
+    int k = 0;
+    for (sample const& x : s)
+        if (x.t_s >= t0 && x.t_s <= t1) sum += x.active, ++k;
+    return k > 0 ? sum / k : 0;
+}
+
+struct window_figures {
+    double units_per_s = 0;   // all processes together
+    double min_share = 0;     // the smallest process's fraction of the units
+    double active_total = 0;  // the processes' mean active workers, summed
+};
+
+window_figures over_window(std::vector<proc_log const*> const& procs, double t0, double t1) {
+    window_figures f;
+    double total = 0, least = -1;
+    for (proc_log const* p : procs) {
+        double const u = units_at(p->samples, t1) - units_at(p->samples, t0);
+        total += u;
+        least = least < 0 ? u : std::min(least, u);
+        f.active_total += mean_active(p->samples, t0, t1);
+    }
+    f.units_per_s = total / (t1 - t0);
+    f.min_share = total > 0 ? least / total : 0;
+    return f;
+}
+
+struct kill_figures {
+    bool recovered = false;
+    double recovery_s = 0;     // when recovered
+    std::vector<int> shares;   // each survivor's active workers at the end
+    double survivors_units_per_s = 0;
+};
+
+// The survivors' share is what each holds over the last quarter of the
+// watch (the most frequent active_workers there; ties to the larger): read
+// from their logs, not assumed. They have recovered if together they run as
+// many workers as there are CPUs (or all of theirs, if fewer); recovery_s is
+// the time from the kill to the first moment every survivor's latest sample
+// shows at least its share (0 if they all did at the kill).
+kill_figures after_kill(run_log const& r, int cpus, double settle) {
+    kill_figures k;
+    std::vector<proc_log const*> survivors;
+    for (proc_log const& p : r.procs)
+        if (!p.killed) survivors.push_back(&p);
+    double const tail = r.kill_s + 0.75 * (r.end_s - r.kill_s);
+    int share_sum = 0, workers_sum = 0;
+    for (proc_log const* p : survivors) {
+        std::map<int, int> seen;
+        for (sample const& x : p->samples)
+            if (x.t_s >= tail) ++seen[x.active];
+        int best = 0, count = -1;
+        for (auto [active, c] : seen)
+            if (c >= count) best = active, count = c;
+        k.shares.push_back(best);
+        share_sum += best;
+        workers_sum += p->workers;
+    }
+    k.recovered = share_sum >= std::min(cpus, workers_sum);
+    // The latest active count of each survivor, from its last sample at or
+    // before the kill, then sample by sample in time order.
+    std::vector<int> latest(survivors.size(), 0);
+    std::vector<std::pair<double, std::size_t>> events;
+    for (std::size_t i = 0; i < survivors.size(); ++i)
+        for (std::size_t j = 0; j < survivors[i]->samples.size(); ++j) {
+            sample const& x = survivors[i]->samples[j];
+            if (x.t_s <= r.kill_s) latest[i] = x.active;
+            else events.push_back({x.t_s, i * 1000000 + j});
+        }
+    std::sort(events.begin(), events.end());
+    auto at_share = [&] {
+        for (std::size_t i = 0; i < survivors.size(); ++i)
+            if (latest[i] < k.shares[i]) return false;
+        return true;
+    };
+    if (k.recovered && !at_share()) {
+        k.recovered = false;
+        for (auto [t, id] : events) {
+            latest[id / 1000000] = survivors[id / 1000000]->samples[id % 1000000].active;
+            if (at_share()) {
+                k.recovered = true;
+                k.recovery_s = t - r.kill_s;
+                break;
+            }
+        }
+    }
+    double const from = std::min(r.kill_s + settle, tail);
+    k.survivors_units_per_s = over_window(survivors, from, r.end_s).units_per_s;
+    return k;
+}
+
+// --- the experiment -------------------------------------------------------------------
+
+// One (setting, kind of run, P) of the table and the JSON, over the rounds.
+struct cell {
+    bool adapt;
+    std::string run;  // "alone", "together", "kill"
+    int processes;
+    std::vector<double> units_per_s{}, throughput_ratio{}, min_share{}, active_total{};  // alone, together
+    std::vector<double> recovery_s{}, survivor_ratio{};                                  // kill
+    int rounds = 0, recovered_rounds = 0;
+    std::vector<int> last_shares{};
+    run_log last{};  // the last round's run, for the trace
+};
+
+std::string adapt_name(bool adapt) { return adapt ? "unset" : "off"; }
+
+int run(context& ctx) {
+    auto const& o = ctx.opts();
+    std::string const command = "weft-bench share";
+    bool const quick = o.flag("quick");
+    auto num = [&](char const* name, double quick_value) {
+        return quick && !o.given(name) ? quick_value : o.number(name);
+    };
+    settings s;
+    s.seconds = num("seconds", 0.8);
+    s.kill_after = num("kill-after", 0.5);
+    s.watch = num("watch", 2.2);
+    s.settle = num("settle", 0.2);
+    s.interval_ms = static_cast<long>(o.integer("interval-ms"));
+    s.workers = static_cast<int>(o.integer("workers"));
+    if (o.flag("share-child")) {
+        if (!o.given("start-at-ns")) throw usage_error(command + ": --share-child needs --start-at-ns");
+        return run_child(o.integer("start-at-ns"), s.seconds, s.interval_ms);
+    }
+    int const rounds = quick && !o.given("rounds") ? 1 : static_cast<int>(o.integer("rounds"));
+    if (s.settle >= s.seconds)
+        throw usage_error(command + ": --settle " + fmt(s.settle, 2) + " must be below --seconds " +
+                          fmt(s.seconds, 2) + " (the throughput is measured from --settle to the run's end)");
+    if (s.interval_ms * 1e-3 * 4 > s.watch)
+        throw usage_error(command + ": --watch " + fmt(s.watch, 2) + " must hold at least 4 intervals of --interval-ms " +
+                          std::to_string(s.interval_ms));
+    std::vector<int> counts;
+    for (std::string const& item : o.list("processes")) {
+        char* end = nullptr;
+        long const v = std::strtol(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || v < 2 || v > 16)
+            throw usage_error(command + ": --processes expects counts in [2, 16], got '" + item + "'");
+        if (std::find(counts.begin(), counts.end(), static_cast<int>(v)) == counts.end())
+            counts.push_back(static_cast<int>(v));
+    }
+    std::vector<bool> modes;
+    for (std::string const& m : o.list("adapt")) modes.push_back(m == "default");
+
+    std::vector<std::string> warnings;
+    int const machine_cpus = static_cast<int>(allowed_cpus().size());
+    if (double load = 0; getloadavg(&load, 1) == 1 && load > machine_cpus + 0.5) {
+        warnings.push_back("the 1-minute load average was " + fmt(load, 1) + " on " + std::to_string(machine_cpus) +
+                           " CPUs at the start: other programs took CPU time, so one process alone got less than "
+                           "its CPUs, several together claim more of the machine (throughput_ratio above 1), and "
+                           "an adapting runtime also gives workers back to the other programs");
+        ctx.warn("%s", warnings.back().c_str());
+    }
+    s.cpus = confine_to_cpus(static_cast<int>(o.integer("cpus")));
+    if (s.cpus < o.integer("cpus"))
+        ctx.warn("only %d CPU%s available: --cpus %lld asks for more", s.cpus, s.cpus == 1 ? "" : "s",
+                 o.integer("cpus"));
+    s.exe = self_exe();
+    if (s.exe.empty()) die("cannot find this executable through /proc/self/exe (needed for the worker processes)");
+
+    // The cells in the order of the table: per setting, alone, then together
+    // and kill for each P.
+    std::vector<cell> cells;
+    for (bool a : modes) {
+        cells.push_back({.adapt = a, .run = "alone", .processes = 1});
+        for (int n : counts) cells.push_back({.adapt = a, .run = "together", .processes = n});
+        for (int n : counts) cells.push_back({.adapt = a, .run = "kill", .processes = n});
+    }
+    ctx.say("processes of WEFT_WORKERS=%d on %d CPU%s; runs of %.2f s (kill runs: a kill at %.2f s, then %.2f s); "
+            "%d round(s)%s\n",
+            s.workers, s.cpus, s.cpus == 1 ? "" : "s", s.seconds, s.kill_after, s.watch, rounds,
+            build_warning().empty() ? "" : (" [" + build_warning() + "]").c_str());
+    std::string sched;
+    double latest_ready = -1;
+    for (int r = 0; r < rounds; ++r) {
+        // The settings take turns going first.
+        for (std::size_t k = 0; k < modes.size(); ++k) {
+            bool const adapt = modes[(k + static_cast<std::size_t>(r)) % modes.size()];
+            double alone = 0;
+            for (cell& c : cells) {
+                if (c.adapt != adapt) continue;
+                ctx.progress("round %d/%d, WEFT_ADAPT %s, %s, %d process%s", r + 1, rounds, adapt_name(adapt).c_str(),
+                             c.run.c_str(), c.processes, c.processes == 1 ? "" : "es");
+                run_log log = run_processes(s, c.processes, adapt, c.run == "kill");
+                for (proc_log const& p : log.procs) {
+                    latest_ready = std::max(latest_ready, p.ready_s);
+                    if (!p.sched.empty()) sched = p.sched;
+                }
+                std::vector<proc_log const*> all;
+                for (proc_log const& p : log.procs) all.push_back(&p);
+                ++c.rounds;
+                if (c.run == "kill") {
+                    kill_figures const k = after_kill(log, s.cpus, s.settle);
+                    if (k.recovered) c.recovery_s.push_back(k.recovery_s), ++c.recovered_rounds;
+                    c.survivor_ratio.push_back(alone > 0 ? k.survivors_units_per_s / alone : 0);
+                    c.last_shares = k.shares;
+                } else {
+                    window_figures const f = over_window(all, s.settle, s.seconds);
+                    if (c.run == "alone") alone = f.units_per_s;
+                    c.units_per_s.push_back(f.units_per_s);
+                    c.throughput_ratio.push_back(alone > 0 ? f.units_per_s / alone : 0);
+                    c.min_share.push_back(f.min_share);
+                    c.active_total.push_back(f.active_total);
+                }
+                c.last = std::move(log);
+            }
+        }
+    }
+    if (latest_ready > 0) {
+        char text[200];
+        std::snprintf(text, sizeof text,
+                      "a process was ready %.3f s after the common start (it was started %.2f s before it): the "
+                      "machine is busy, and the runs did not all start together",
+                      latest_ready, start_lead_s);
+        warnings.push_back(text);
+        ctx.warn("%s", text);
+    }
+
+    auto base = [&](cell const& c) {
+        json_object rec = ctx.record();
+        rec.add("run", c.run).add("processes", c.processes).add("adapt", c.adapt);
+        rec.add("weft_adapt", adapt_name(c.adapt)).add("workers", s.workers).add("run_cpus", s.cpus);
+        rec.add("sched", sched);
+        return rec;
+    };
+    auto finish = [&](json_object& rec) {
+        rec.add("seconds", s.seconds).add("kill_after_s", s.kill_after).add("watch_s", s.watch);
+        rec.add("settle_s", s.settle).add("interval_ms", s.interval_ms).add("rounds", rounds);
+        if (!warnings.empty()) rec.add("warnings", warnings);
+        add_provenance(rec);
+        ctx.emit(rec);
+    };
+    table t({"WEFT_ADAPT", "run", "processes", "units/s", "vs alone", "min share", "active", "recovery s",
+             "survivors' workers"});
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        cell const& c = cells[i];
+        if (i > 0 && c.adapt != cells[i - 1].adapt) t.add_separator();
+        json_object rec = base(c);
+        if (c.run == "kill") {
+            rec.add("killed", 1).add("survivors", c.processes - 1);
+            std::string shares;
+            for (std::size_t j = 0; j < c.last_shares.size(); ++j)
+                shares += (j ? "," : "") + std::to_string(c.last_shares[j]);
+            rec.add_raw("survivor_active_workers", "[" + shares + "]");
+            if (c.recovery_s.empty()) rec.add_null("recovery_s");
+            else rec.add_summary("recovery_s", summarize(c.recovery_s));
+            rec.add("recovered_rounds", c.recovered_rounds);
+            rec.add_summary("survivor_throughput_ratio", summarize(c.survivor_ratio));
+            std::string rec_text = c.recovery_s.empty() ? "never" : fmt(summarize(c.recovery_s).median, 2);
+            if (c.recovered_rounds < c.rounds)
+                rec_text += " (" + std::to_string(c.recovered_rounds) + "/" + std::to_string(c.rounds) + ")";
+            std::string const vs = fmt(summarize(c.survivor_ratio).median, 2) + " after";
+            t.add_row({adapt_name(c.adapt), "kill 1 of", std::to_string(c.processes), "-", vs, "-", "-", rec_text,
+                       shares});
+        } else {
+            summary const u = summarize(c.units_per_s), tr = summarize(c.throughput_ratio);
+            summary const ms = summarize(c.min_share), act = summarize(c.active_total);
+            rec.add_summary("units_per_s", u).add_summary("throughput_ratio", tr);
+            rec.add_summary("min_share", ms).add_summary("active_workers_total", act);
+            t.add_row({adapt_name(c.adapt), c.run, std::to_string(c.processes), fmt_sig(u.median),
+                       fmt(tr.median, 3) + " ±" + fmt_pct(tr.spread), fmt(ms.median, 3), fmt(act.median, 2), "-",
+                       "-"});
+        }
+        finish(rec);
+    }
+    // The last round's kill runs, sample by sample: t, units and active per process.
+    for (cell const& c : cells) {
+        if (c.run != "kill") continue;
+        json_object rec = base(c);
+        rec.add("trace", true).add("kill_s", c.last.kill_s);
+        // One JSON array per process of `field` of its samples, in an array.
+        auto arrays = [&](auto field) {
+            std::string out = "[";
+            for (std::size_t i = 0; i < c.last.procs.size(); ++i) {
+                out += i ? ",[" : "[";
+                std::vector<sample> const& xs = c.last.procs[i].samples;
+                for (std::size_t j = 0; j < xs.size(); ++j) {
+                    if (j) out += ',';
+                    out += json_number(field(xs[j]));
+                }
+                out += ']';
+            }
+            return out + "]";
+        };
+        std::string const t_s = arrays([](sample const& x) { return x.t_s; });
+        std::string const units = arrays([](sample const& x) { return x.units; });
+        std::string const active = arrays([](sample const& x) { return static_cast<double>(x.active); });
+        rec.add_raw("t_s", t_s).add_raw("units", units).add_raw("active_workers", active);
+        finish(rec);
+    }
+    ctx.print(t, "share: weft processes of WEFT_WORKERS=" + std::to_string(s.workers) + " on " +
+                     std::to_string(s.cpus) + " CPUs; medians over rounds (vs alone: same round, same WEFT_ADAPT)");
+
+    // The target, per setting: P = 2 together, and every kill run.
+    for (bool a : modes) {
+        cell const* together = nullptr;
+        double recovery = 0;
+        bool all_recovered = true, any_kill = false;
+        for (cell const& c : cells) {
+            if (c.adapt != a) continue;
+            if (c.run == "together" && c.processes == target_processes) together = &c;
+            if (c.run == "kill") {
+                any_kill = true;
+                all_recovered = all_recovered && c.recovered_rounds == c.rounds;
+                if (!c.recovery_s.empty()) recovery = std::max(recovery, summarize(c.recovery_s).median);
+            }
+        }
+        if (together == nullptr || !any_kill) continue;
+        double const tr = summarize(together->throughput_ratio).median;
+        double const ms = summarize(together->min_share).median;
+        bool const met = tr >= target_throughput_ratio && ms >= target_min_share && all_recovered &&
+                         recovery <= target_recovery_s;
+        json_object rec = ctx.record();
+        rec.add("target", true).add("processes", target_processes).add("adapt", a).add("weft_adapt", adapt_name(a));
+        rec.add("run_cpus", s.cpus).add("throughput_ratio", tr).add("min_share", ms);
+        if (all_recovered) rec.add("recovery_s", recovery);
+        else rec.add_null("recovery_s");
+        rec.add("target_throughput_ratio", target_throughput_ratio).add("target_min_share", target_min_share);
+        rec.add("target_recovery_s", target_recovery_s).add("met", met);
+        finish(rec);
+        ctx.say("target (WEFT_ADAPT %s): %d processes together %.3f of one alone (>= %.2f), the smaller's share "
+                "%.3f (>= %.3f), survivors back at their share %s after a kill (<= %.0f s) [%s]\n",
+                adapt_name(a).c_str(), target_processes, tr, target_throughput_ratio, ms, target_min_share,
+                all_recovered ? (fmt(recovery, 2) + " s").c_str() : "not always", target_recovery_s,
+                met ? "MET" : "MISSED");
+    }
+    return 0;
+}
+
+registrar const reg{experiment{
+    .name = "share",
+    .description = "several weft processes on 2 CPUs: throughput against one alone, each one's share, and how "
+                   "fast survivors take back a killed one's cores (WEFT_ADAPT unset and off)",
+    .details = "Each process is this executable again (--share-child), a weft program with WEFT_WORKERS=--workers\n"
+               "running checked work units (a fork/join tree of 128 fine-grain threads) and printing, every\n"
+               "--interval-ms, the units done and weft_stats_t.active_workers. All run confined to --cpus CPUs.\n"
+               "Per round and per WEFT_ADAPT setting (unset: the runtime's default; off): one process alone, then\n"
+               "each P of --processes started together, then P of which the first is SIGKILLed --kill-after s in\n"
+               "(the others run --watch s more). Figures: throughput_ratio (all units per second over one alone,\n"
+               "same round and setting, from --settle to the end), min_share (the smallest process's fraction of\n"
+               "the units), recovery_s (from the kill until every survivor holds its share of active workers,\n"
+               "read from the end of its log); medians over rounds with the spread. Target: 2 processes >= 0.95\n"
+               "of one alone, each >= 0.425 of the units, survivors back within 2 s. See docs/bench.md.",
+    .options = {{.name = "seconds", .kind = opt_kind::number, .metavar = "S", .default_value = "4",
+                 .help = "length of the alone and together runs (--quick: 0.8)", .min = 0.1, .max = 3600},
+                {.name = "kill-after", .kind = opt_kind::number, .metavar = "S", .default_value = "1.5",
+                 .help = "kill runs: the first process is killed this long after the start (--quick: 0.5)",
+                 .min = 0.05, .max = 3600},
+                {.name = "watch", .kind = opt_kind::number, .metavar = "S", .default_value = "2.5",
+                 .help = "kill runs: how long the survivors run after the kill (--quick: 2.2)", .min = 0.1,
+                 .max = 3600},
+                {.name = "settle", .kind = opt_kind::number, .metavar = "S", .default_value = "0.5",
+                 .help = "throughput is counted from this long after the start (--quick: 0.2)", .min = 0,
+                 .max = 3600},
+                {.name = "interval-ms", .kind = opt_kind::integer, .metavar = "MS", .default_value = "50",
+                 .help = "each process reports its units and active workers this often", .min = 5, .max = 10000},
+                {.name = "processes", .kind = opt_kind::list, .metavar = "LIST", .default_value = "2,3",
+                 .help = "process counts of the together and kill runs (each in [2, 16])"},
+                {.name = "adapt", .kind = opt_kind::list, .metavar = "LIST", .default_value = "default,off",
+                 .help = "WEFT_ADAPT settings: default (unset: the runtime's default) and/or off",
+                 .choices = {"default", "off"}},
+                [] {
+                    option_spec w = opt_workers(2);
+                    w.help = "WEFT_WORKERS of each process";
+                    return w;
+                }(),
+                {.name = "cpus", .kind = opt_kind::integer, .metavar = "N", .default_value = "2",
+                 .help = "confine the runs to the first N CPUs this process may use", .min = 1, .max = 1024},
+                {.name = "quick", .kind = opt_kind::flag,
+                 .help = "demo size: --seconds 0.8 --kill-after 0.5 --watch 2.2 --settle 0.2 --rounds 1 (options "
+                         "given explicitly win)"},
+                {.name = "share-child", .kind = opt_kind::flag,
+                 .help = "internal: be one of the worker processes (share starts itself this way)"},
+                {.name = "start-at-ns", .kind = opt_kind::integer, .metavar = "NS",
+                 .help = "internal (--share-child): the common start, in CLOCK_MONOTONIC nanoseconds", .min = 0,
+                 .max = 9.2e18},
+                opt_rounds(3)},
+    .run = run,
+    .in_demo = true,
+    .demo_args = {"--quick"},
+    .demo_order = 47,
+}};
+
+}  // namespace
+}  // namespace weft::bench::share
