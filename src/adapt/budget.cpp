@@ -42,50 +42,62 @@ std::string errno_text(int e) { return std::strerror(e); }
 
 // What /proc/<pid>/stat says of a process: whether it exists and has not exited, and its start time.
 struct proc_identity {
-    bool running = false;       // exists and is not a zombie
-    std::uint64_t start = 0;    // field 22, clock ticks since boot
+    bool running = false;     // exists and is not a zombie
+    std::uint64_t start = 0;  // field 22, clock ticks since boot
+};
+
+enum class proc_read {
+    ok,       // *out is filled
+    gone,     // no such process (ENOENT, ESRCH: it exited between a kill(pid, 0) and the read)
+    unknown,  // anything else (out of file descriptors, an unreadable or unexpected file): no verdict
 };
 
 // Reads /proc/<pid>/stat ("self" for pid 0). The command name (field 2) may hold spaces and
 // parentheses, so the fields after it are counted from the last ')'.
-bool read_proc_stat(std::uint32_t pid, proc_identity* out) {
+proc_read read_proc_stat(std::uint32_t pid, proc_identity* out) {
     char path[40];
     if (pid == 0) std::snprintf(path, sizeof path, "/proc/self/stat");
     else std::snprintf(path, sizeof path, "/proc/%u/stat", pid);
     int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return false;
+    if (fd < 0) return errno == ENOENT || errno == ESRCH ? proc_read::gone : proc_read::unknown;
     char buf[512];
     ssize_t n = ::read(fd, buf, sizeof buf - 1);
+    int e = errno;
     ::close(fd);
-    if (n <= 0) return false;
+    if (n < 0) return e == ESRCH ? proc_read::gone : proc_read::unknown;
     buf[n] = '\0';
     char* p = std::strrchr(buf, ')');
-    if (p == nullptr || p[1] != ' ') return false;
-    char state = p[2];                        // field 3
+    if (p == nullptr || p[1] != ' ') return proc_read::unknown;
+    char state = p[2];  // field 3
     p += 2;
     for (int field = 3; field < 22; ++field) {  // skip to field 22
         p = std::strchr(p, ' ');
-        if (p == nullptr) return false;
+        if (p == nullptr) return proc_read::unknown;
         ++p;
     }
     char* end = nullptr;
     unsigned long long start = std::strtoull(p, &end, 10);
-    if (end == p) return false;
+    if (end == p) return proc_read::unknown;
     out->running = state != 'Z' && state != 'X' && state != 'x';
     out->start = start;
-    return true;
+    return proc_read::ok;
 }
 
-// Whether the member named by `owner` is alive: its pid exists, is not a zombie, and (when `full`)
-// started at the recorded time. kill(pid, 0) is one cheap syscall; ESRCH means the pid is gone.
-// EPERM means the pid exists but is another user's process: for a per-user segment that can only be a
-// recycled pid, which the start-time read settles.
+// Whether the member named by `owner` is alive: its pid exists and (when `full`) is not a zombie and
+// started at the recorded time. kill(pid, 0) is one cheap syscall; ESRCH means the pid is gone. EPERM
+// means the pid exists but is another user's process: for a per-user segment that can only be a
+// recycled pid, which the start-time read settles. A read that gives no verdict keeps the member:
+// wrongly taking a live member's slot is worse than keeping a dead one until the next check.
 bool member_alive(std::uint64_t owner, bool full) {
     auto pid = static_cast<std::uint32_t>(owner & 0xffffffffu);
     if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return false;
     if (!full) return true;
     proc_identity id;
-    if (!read_proc_stat(pid, &id)) return false;  // exited between the kill and the read
+    switch (read_proc_stat(pid, &id)) {
+    case proc_read::gone: return false;
+    case proc_read::unknown: return true;
+    case proc_read::ok: break;
+    }
     return id.running && (id.start & 0xffffffffu) == owner >> 32;
 }
 
@@ -310,7 +322,7 @@ core_budget::~core_budget() {
 // the claim). Then the demand, then the slot bound. Sets slot_ = -2 if /proc/self/stat is unreadable.
 bool core_budget::claim_slot() {
     proc_identity self;
-    if (!read_proc_stat(0, &self)) {
+    if (read_proc_stat(0, &self) != proc_read::ok) {
         slot_ = -2;
         return false;
     }

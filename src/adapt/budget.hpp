@@ -101,8 +101,8 @@ public:
 
     // This process's share now, 1..want, by divide_cores over the live members (the CPUs being the
     // largest `cpus` any of them joined with). Reclaims the slots of dead members on the way: a member
-    // whose pid is gone at once, one whose pid now names another process (start time differs) or a
-    // zombie within ceil(members / budget_stat_checks) calls (see budget.cpp).
+    // whose pid is gone at once; one whose pid now names another process (start time differs), or a
+    // zombie, within ceil((members - 1) / budget_stat_checks) calls (2 checks a call, budget.cpp).
     int share();
     // Changes the demand (>= 1; above budget_max_want counts as that); others see it on their next
     // share(). A want below 1 is a bug in the caller: one stderr line, then abort.
@@ -127,7 +127,7 @@ private:
     int cpus_;
     std::uint32_t pid_ = 0;      // the process that claimed slot_
     std::uint64_t owner_ = 0;    // our identity word in slot_
-    int slot_ = -1;              // our slot; -1 while we hold none
+    int slot_ = -1;              // our slot; -1 while we hold none, -2 if /proc/self/stat is unreadable
     int check_cursor_ = 0;       // where the next /proc start-time checks begin (slot index)
 };
 
