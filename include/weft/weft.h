@@ -70,6 +70,8 @@ typedef struct weft_config {
     int measure;          /* 1 = measure work and span (weft_stats_t.work_ns/span_ns) and count
                              pruned forks (weft_fil_stats_t.forks_pruned) without printing;
                              implied by stats and by WEFT_TRACE */
+    const char *adapt;    /* adaptive worker count: "schedstat" | "asat" | "off" (any case);
+                             NULL = WEFT_ADAPT or "schedstat" (see weft_adapt_get) */
 } weft_config_t;
 
 /* Starts the runtime. The calling kernel thread becomes worker 0 and its
@@ -456,6 +458,10 @@ typedef struct weft_stats {
     /* Work and span (critical path) of the fork/join structure, Cilkview-style. */
     uint64_t work_ns;             /* T1: total time spent running threads */
     uint64_t span_ns;             /* T-inf: longest chain of dependent work */
+    /* Adaptive worker count (WEFT_ADAPT; active_workers above is the count now). */
+    uint64_t adapt_readings;      /* load readings the controller took */
+    uint64_t workers_dropped;     /* workers dropped (by the controller or weft_adapt_set_active) */
+    uint64_t workers_added;       /* workers taken back */
 } weft_stats_t;
 
 typedef struct weft_worker_stats {
@@ -475,6 +481,36 @@ WEFT_API int weft_worker_stats_get(int worker, weft_worker_stats_t *out);
 WEFT_API int weft_stats_reset(void);
 /* Prints the statistics as WEFT_STATS=1 does, to stderr. */
 WEFT_API void weft_stats_print(void);
+
+/* ------------------------------------------------------------------------ */
+/* Adaptive worker count (WEFT_ADAPT; docs/design/adapt.md). Of the workers,
+ * only the first active_workers run threads; a controller changes that count
+ * with the load of the whole machine: "schedstat" (the default) from the
+ * kernel's account of how long the workers wait for a CPU, "asat" with
+ * Severance & Enbody's timed-barrier test; "off" keeps it fixed. Weft
+ * processes of one user also share the CPUs through a machine-wide budget
+ * (WEFT_BUDGET). A dropped worker finishes what it runs up to its next
+ * scheduling point and leaves the rest to the others: no thread and no
+ * filament waits for it. */
+typedef struct weft_adapt_info {
+    const char *mode;      /* "schedstat", "asat" or "off" (what runs: "off" if
+                              the probe is not available on this kernel) */
+    int workers;           /* the bound: WEFT_WORKERS */
+    int active_workers;    /* now */
+    int interval_ms;       /* between two readings (0 when off) */
+    int budget_share;      /* this process's share of the machine-wide budget
+                              at the last reading; 0 = no budget */
+    int budget_members;    /* weft processes in the budget at the last reading */
+    int reserved_[2];
+} weft_adapt_info_t;
+
+/* Fills *out. Errors: EINVAL null or not initialised. Contexts: any. */
+WEFT_API int weft_adapt_get(weft_adapt_info_t *out);
+/* Sets the number of active workers by hand (as omp_set_num_threads does):
+ * n from 1 to weft_num_workers(). With WEFT_ADAPT=off the count stays there;
+ * otherwise the controller goes on from it at its next reading.
+ * Errors: EINVAL n out of range or not initialised. Contexts: any. */
+WEFT_API int weft_adapt_set_active(int n);
 
 /* ------------------------------------------------------------------------ */
 /* Memory                                                                   */

@@ -40,13 +40,17 @@ void set_current_worker(worker* w) {
 }
 
 // Pops the next ult for w: its inbox (pinned ults), the inject queue (ults
-// readied by external threads), expired timers, then the policy. A caller that
+// readied by external threads), expired timers, then the policy; a dropped
+// worker (core/active.hpp) only its inbox. A caller that
 // holds a primitive's spinlock (block) must not fire timers: a timer takes the
 // lock of the primitive its waiter waits on, which may be that very lock.
 ult* pick(worker* w, bool fire_timers) {
     runtime* rt = g_rt;
     ult* t = w->inbox.pop();
-    if (t == nullptr) t = rt->inject.pop();
+    if (t == nullptr) {
+        if (w->dropped.load(memory_order_relaxed)) return nullptr;
+        t = rt->inject.pop();
+    }
     if (t != nullptr) {
         if (rt->policy->space.on_run != nullptr) rt->policy->space.on_run(rt->policy_state, w->index, t);
         return t;
@@ -122,8 +126,10 @@ worker* yield(worker* w) {
     runtime* rt = g_rt;
     ult* self = w->current;
     ult* next;
-    // yield_swap would queue self in the policy: not for a pinned ult.
-    if (rt->policy->yield_swap != nullptr && !side_work(rt, w) && self->pinned_worker < 0) {
+    // yield_swap would queue self in the policy: not for a pinned ult; and a
+    // dropped worker takes nothing from the policy.
+    bool dropped = w->dropped.load(memory_order_relaxed);
+    if (rt->policy->yield_swap != nullptr && !side_work(rt, w) && self->pinned_worker < 0 && !dropped) {
         // One queue operation: queue self and take the next (maybe self again).
         next = rt->policy->yield_swap(rt->policy_state, w->index, self);
         if (next == self) {
@@ -134,8 +140,12 @@ worker* yield(worker* w) {
     } else {
         next = pick(w);
         if (next == nullptr) {
-            check_stack_at_scheduling_point(self);
-            return w;
+            // A dropped worker hands an unpinned ult over to the active ones.
+            if (!dropped || self->pinned_worker >= 0) {
+                check_stack_at_scheduling_point(self);
+                return w;
+            }
+            next = w->idle;
         }
         make_ready(w, self, ready_reason::yielded);
     }

@@ -137,7 +137,8 @@ inline constexpr std::size_t eh_bytes = 2 * sizeof(void*);
         // With nothing else to run here, switch straight to the joiner: one
         // switch instead of two (via the idle ult), and no policy order is
         // bypassed since the joiner would be the only ready ult.
-        if (next == nullptr && j != nullptr && (j->pinned_worker < 0 || j->pinned_worker == w->index)) {
+        if (next == nullptr && j != nullptr && (j->pinned_worker < 0 || j->pinned_worker == w->index) &&
+            !w->dropped.load(memory_order_relaxed)) {
             next = j;
             if (rt->policy->space.on_run != nullptr) rt->policy->space.on_run(rt->policy_state, w->index, j);
         } else {

@@ -283,6 +283,49 @@ int read_settings(const weft_config_t* cfg, settings* out) {
         s.ws_yield = k < kOnCount;
     }
 
+    // Adaptive worker count (src/adapt; why schedstat is the default:
+    // docs/design/adapt.md, "Two probes").
+    {
+        static constexpr std::string_view kAdaptWords[] = {"schedstat", "asat", "off"};
+        const bool field = cfg != nullptr && cfg->adapt != nullptr;
+        const char* e = field ? cfg->adapt : env_value("WEFT_ADAPT");
+        s.adapt = "schedstat";
+        if (e != nullptr) {
+            int k = find_keyword(e, kAdaptWords);
+            if (k < 0) {
+                complain(field ? "weft_config_t.adapt" : "WEFT_ADAPT", e, "one of " + join_words(kAdaptWords));
+                return EINVAL;
+            }
+            s.adapt = kAdaptWords[k];
+            s.adapt_explicit = true;
+        }
+        if (const char* iv = env_value("WEFT_ADAPT_INTERVAL"); iv != nullptr) {
+            unsigned long long v = 0;
+            if (!parse_count(iv, tun::adapt_max_interval_ms, &v) || v < tun::adapt_min_interval_ms) {
+                complain("WEFT_ADAPT_INTERVAL", iv,
+                         "a number of milliseconds from " + std::to_string(tun::adapt_min_interval_ms) + " to " +
+                             std::to_string(tun::adapt_max_interval_ms));
+                return EINVAL;
+            }
+            s.adapt_interval_ms = static_cast<int>(v);
+        }
+        // The machine-wide core budget (src/adapt/budget.hpp): "off", or the
+        // POSIX shared-memory name of a budget of one's own (a "/" and a name
+        // with no other "/").
+        if (const char* b = env_value("WEFT_BUDGET"); b != nullptr) {
+            std::string_view v = b;
+            bool name_ok = v.size() >= 2 && v.size() <= 251 && v[0] == '/' && v.find('/', 1) == std::string_view::npos;
+            if (iequals(v, "off")) {
+                s.budget_name = "off";
+            } else if (name_ok) {
+                s.budget_name = b;
+            } else {
+                complain("WEFT_BUDGET", b, "off, or a shared-memory name: '/' then 1 to 250 characters, no other '/'");
+                return EINVAL;
+            }
+        }
+    }
+
     // Trace file: a path, taken as written (rule 2); opened by the runtime.
     if (const char* e = env_value("WEFT_TRACE"); e != nullptr) s.trace_path = e;
 

@@ -25,6 +25,7 @@ atomic<std::uint64_t> registry_generation{0};
 // Worker i's kernel thread id. Written by the worker itself; read by the
 // detector only once every worker has parked (each has written it by then).
 atomic<int> worker_tids[tun::max_workers];
+atomic<int> service_tid{0};
 
 // The state letter of /proc/self/task/<tid>/stat: after the parenthesised
 // command name, which may itself contain spaces and parentheses.
@@ -80,13 +81,17 @@ std::uint64_t outside_generation() {
 
 void note_worker_thread(int index) { worker_tids[index].store(self_tid(), memory_order_relaxed); }
 
+int worker_thread(int index) { return worker_tids[index].load(memory_order_relaxed); }
+
+void note_service_thread(bool gone) { service_tid.store(gone ? 0 : self_tid(), memory_order_relaxed); }
+
 bool outside_threads(int nworkers, std::vector<int>* tids) {
     DIR* d = opendir("/proc/self/task");
     if (d == nullptr) return false;
     while (dirent* e = readdir(d)) {
         if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
         int tid = std::atoi(e->d_name);
-        bool ours = false;
+        bool ours = service_tid.load(memory_order_relaxed) == tid;
         for (int i = 0; i < nworkers && !ours; ++i) ours = worker_tids[i].load(memory_order_relaxed) == tid;
         if (ours) continue;
         char st = task_state(tid);

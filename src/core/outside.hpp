@@ -61,9 +61,15 @@ struct outside_wait_view {
 std::uint64_t outside_waits(std::vector<outside_wait_view>* out);
 std::uint64_t outside_generation();
 
-// Records the calling kernel thread as worker `index` (its idle loop, which
-// always runs on that worker's kernel thread, calls this before it first parks).
+// Records the calling kernel thread as worker `index` (weft_init for worker
+// 0, the other workers when they start).
 void note_worker_thread(int index);
+// The kernel thread id of worker `index` (0 until it has started).
+int worker_thread(int index);
+// Records the calling kernel thread as one of the runtime's own service
+// threads, which never wait in weft (the adaptive controller, src/adapt), or
+// forgets it (gone = true): it is then not counted as outside.
+void note_service_thread(bool gone);
 
 // The kernel threads of this process that are alive (not zombies) and are not
 // one of the first `nworkers` workers; false if /proc/self/task cannot be read.

@@ -8,6 +8,7 @@
 #include <cinttypes>
 #include <cstring>
 
+#include "core/active.hpp"
 #include "core/runtime.hpp"
 
 #if defined(__x86_64__)
@@ -209,6 +210,14 @@ void trace_write_and_close(runtime* rt) {
                          static_cast<double>(e.end - e.start) * us_per_tick, e.id);
         }
     }
+    // The active worker count (core/active.hpp) as a counter track: its value
+    // at the start, then each change.
+    std::fprintf(f, ",\n{\"name\":\"active workers\",\"ph\":\"C\",\"pid\":1,\"ts\":0,\"args\":{\"active\":%d}}",
+                 rt->nworkers);
+    for (const active_change& c : active_history(rt))
+        std::fprintf(f, ",\n{\"name\":\"active workers\",\"ph\":\"C\",\"pid\":1,\"ts\":%.3f,\"args\":{\"active\":%d}}",
+                     c.at_ticks > base_ticks ? static_cast<double>(c.at_ticks - base_ticks) * us_per_tick : 0.0,
+                     c.active);
     std::fprintf(f, "\n],\"otherData\":{\"dropped_slices\":%" PRIu64 "}}\n", dropped);
     // A trace that could not be written (a full disk, an I/O error) is not lost
     // silently: the stream's error flag is sticky, so one check covers every write.

@@ -10,9 +10,11 @@
 #include <mutex>
 #include <new>
 
+#include "adapt/controller.hpp"
 #include "arch/context.hpp"
 #include "arch/fiber_sanitizer.hpp"
 #include "core/keys.hpp"
+#include "core/outside.hpp"
 #include "core/profile.hpp"
 #include "core/stats.hpp"
 #include "core/timer.hpp"
@@ -48,6 +50,7 @@ void idle_entry(void* arg) {
 void* worker_main(void* arg) {
     worker* w = static_cast<worker*>(arg);
     set_current_worker(w);
+    note_worker_thread(w->index);  // the deadlock detector and the schedstat probe (src/adapt) know it
     arch::enable_alt_signal_stack();
     arch::san_fiber_init_current(&w->idle->san);
     w->current = w->idle;
@@ -151,6 +154,7 @@ int start_runtime(const weft_config_t* cfg) {
 
     g_rt = rt;
     set_current_worker(w0);
+    note_worker_thread(0);
     w0->current = main;
     w0->started_ns.store(monotonic_ns(), memory_order_relaxed);
     if (g_measure) w0->strand_start = ticks();
@@ -173,6 +177,7 @@ int start_runtime(const weft_config_t* cfg) {
         }
         w->has_kthread = true;
     }
+    rt->adapt = adapt::start(rt, s).release();
     if (!atexit_registered) {
         atexit_registered = true;
         std::atexit(&at_exit_hook);
@@ -214,8 +219,11 @@ WEFT_API int weft_finalize(void) {
     if (w == nullptr || w->current != rt->main) return EPERM;
     ult* main = rt->main;
 
-    // 1. Move to worker 0, so that we end on the kernel thread we began on, and
+    // 1. Stop the adaptive controller: no more barrier tests, the count stays.
+    //    Move to worker 0, so that we end on the kernel thread we began on, and
     //    wait there for every other ult to end (finish() wakes us).
+    delete rt->adapt;
+    rt->adapt = nullptr;
     main->pinned_worker = 0;
     if (w->index != 0) w = migrate(w);
     wait_for_other_ults();

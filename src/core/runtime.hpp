@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "arch/stack.hpp"
+#include "core/active.hpp"
 #include "core/env.hpp"
 #include "core/handle.hpp"
 #include "core/ult.hpp"
@@ -41,6 +42,9 @@
 namespace weft::detail {
 
 class timer_heap;
+namespace adapt {
+class service;
+}
 
 struct runtime {
     settings cfg;
@@ -53,6 +57,9 @@ struct runtime {
     handle_table handles;  // what every weft_thread_t of this runtime names
     ult* main = nullptr;
     bool deadlock_detection = true;
+    // The adaptive controller (src/adapt), or null (WEFT_ADAPT=off, one worker).
+    // Started by weft_init, stopped first thing by weft_finalize.
+    adapt::service* adapt = nullptr;
 
     alignas(64) atomic<std::int64_t> external_live{0};   // ults created by external kernel threads
     atomic<std::uint64_t> external_created{0};
@@ -60,16 +67,22 @@ struct runtime {
     atomic<std::uint64_t> id_blocks{0};
     atomic<std::uint64_t> wakeups{0};
 
-    // Parking (core/sleep/README.md).
+    // Parking (core/sleep/README.md). `sleepers` counts the parked active
+    // workers (those notify_work may wake), `dormant` the parked dropped ones.
     alignas(64) atomic<int> sleepers{0};
+    atomic<int> dormant{0};
     spinlock park_lock;
     std::vector<worker*> parked;
     atomic<bool> stopping{false};
 
-    // Workers 0..active-1 run threads; the others are dropped by the adaptive
-    // controller (src/adapt/) and serve only their inboxes. = nworkers when
-    // adaptation is off. Read-mostly: its own line.
+    // Workers 0..active-1 run threads; the others are dropped (core/active.hpp)
+    // and serve only their inboxes. = nworkers when adaptation is off.
+    // Read-mostly: its own line.
     alignas(64) atomic<int> active{0};
+    std::vector<active_change> active_log;  // its changes, when tracing (active.cpp's mutex)
+    atomic<std::uint64_t> workers_dropped{0};  // statistics: by set_active_workers
+    atomic<std::uint64_t> workers_added{0};
+    atomic<std::uint64_t> adapt_readings{0};   // by the controller (src/adapt)
 
     // Ults made ready by external kernel threads.
     alignas(64) ult_queue inject;

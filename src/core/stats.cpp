@@ -45,6 +45,9 @@ void fill(runtime* rt, weft_stats_t* out) {
     out->timers_fired = rt->timers->fired();
     out->workers = rt->nworkers;
     out->active_workers = rt->active.load(memory_order_relaxed);
+    out->adapt_readings = rt->adapt_readings.load(memory_order_relaxed);
+    out->workers_dropped = rt->workers_dropped.load(memory_order_relaxed);
+    out->workers_added = rt->workers_added.load(memory_order_relaxed);
     if (g_measure) {
         if (worker* me = current_worker(); me != nullptr) profile_checkpoint(me);
         out->work_ns = profile_work_ns(rt);
@@ -72,6 +75,9 @@ void print_stats(std::FILE* out) {
                  "  timers fired           %" PRIu64 "\n",
                  rt->policy->name, rt->nworkers, s.threads_created, s.threads_live, s.max_live_threads,
                  s.context_switches, s.stack_bytes_mapped, s.stack_bytes_peak, s.parks, s.wakeups, s.timers_fired);
+    if (s.adapt_readings != 0 || s.workers_dropped != 0 || s.workers_added != 0)
+        std::fprintf(out, "  active workers now     %d (%" PRIu64 " readings, %" PRIu64 " dropped, %" PRIu64 " added)\n",
+                     s.active_workers, s.adapt_readings, s.workers_dropped, s.workers_added);
     if (s.steals != 0 || s.failed_steals != 0)
         std::fprintf(out, "  steals / failed        %" PRIu64 " / %" PRIu64 "\n", s.steals, s.failed_steals);
     if (s.quota_preemptions != 0 || s.dummy_threads != 0)
@@ -145,6 +151,9 @@ WEFT_API int weft_stats_reset(void) {
         w->live_high.store(0, memory_order_relaxed);
     }
     rt->wakeups.store(0, memory_order_relaxed);
+    rt->adapt_readings.store(0, memory_order_relaxed);
+    rt->workers_dropped.store(0, memory_order_relaxed);
+    rt->workers_added.store(0, memory_order_relaxed);
     rt->timers->reset_stats();
     if (g_measure) profile_reset(rt);
     heap_reset_stats();

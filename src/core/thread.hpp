@@ -40,12 +40,15 @@ void detach_claimed(ult* t);
 // (start_inline), unless the pinned-ult rules of src/sched/policy.hpp apply: a
 // pinned u goes to its worker's inbox, and the child of a pinned parent is
 // made ready through the policy (ready(.., spawned)) while the parent goes on.
+// So is every child on a dropped worker (core/active.hpp): it is left to the
+// active workers, and the parent goes on until its next scheduling point.
 // An external caller's u goes to the inject queue.
 [[gnu::always_inline]] inline void launch_inline(worker* w, ult* u) {
     u->started = true;
     // Unpinned is -1: the AND is negative only if neither u nor its parent is
     // pinned (one test for both on the spawn path).
-    if (w == nullptr || (u->pinned_worker & w->current->pinned_worker) >= 0) make_ready(w, u, ready_reason::spawned);
+    if (w == nullptr || (u->pinned_worker & w->current->pinned_worker) >= 0 || w->dropped.load(memory_order_relaxed))
+        make_ready(w, u, ready_reason::spawned);
     else start_inline(w, u);
 }
 

@@ -233,6 +233,42 @@ inline constexpr int fil_wait_spins = 256;
 inline constexpr std::int64_t fil_wait_yield_ns = 200'000;
 static_assert(fil_deepen_every <= fil_wait_spins, "hungry participants deepen the others' limits while they spin");
 
+// --- Adaptive worker count (src/adapt; docs/design/adapt.md) -------------------------
+
+// Time between two readings of the load (WEFT_ADAPT_INTERVAL overrides both).
+// ASAT: Severance & Enbody's default, one timed-barrier test per second. The
+// schedstat probe costs a few file reads (tens of microseconds) per reading, so
+// it reads ten times as often and follows a competitor within a few tenths of
+// a second.
+inline constexpr int adapt_asat_interval_ms = 1000;
+inline constexpr int adapt_schedstat_interval_ms = 100;
+inline constexpr int adapt_min_interval_ms = 10;
+inline constexpr int adapt_max_interval_ms = 60'000;
+// ASAT's "bad" barrier transit: the paper finds three orders of magnitude
+// between a balanced transit (all spinning workers on CPUs: microseconds) and
+// one where a worker has lost its CPU (a time slice: milliseconds). 1 ms sits
+// between the two on this machine (core/sleep/README.md: a wake-up across the
+// CPUs is ~20 us; a CFS slice with three runnable threads on a CPU is ~3 ms).
+inline constexpr std::int64_t adapt_bad_transit_ns = 1'000'000;
+// A barrier test that has not completed after this long is bad (a worker busy
+// in a thread with no scheduling point, or off its CPU for longer).
+inline constexpr std::int64_t adapt_test_timeout_ns = 50'000'000;
+// Measured rounds of the barrier (after one round that gathers the workers).
+inline constexpr int adapt_barrier_rounds = 2;
+// Bad readings in a row before a worker is dropped, and good ones before one
+// more is tried ("dipping a toe in the water"). Guesses that make a single
+// unlucky reading harmless.
+inline constexpr int adapt_bad_readings = 2;
+inline constexpr int adapt_good_readings = 3;
+// schedstat: a reading is bad when the active workers together waited for a
+// CPU (runnable, not running) for at least this share of the interval, in
+// CPUs: two busy workers and one CPU-bound competitor on two CPUs wait ~0.67.
+// There is room for one more worker when the CPUs this process may use were
+// idle at least this much (in CPUs) and the active workers did not wait.
+inline constexpr double adapt_wait_bad_cpus = 0.5;
+inline constexpr double adapt_idle_room_cpus = 0.6;
+inline constexpr double adapt_wait_calm_cpus = 0.1;
+
 // --- Filaments: constants compiled into programs (include/weft/detail/) -----------
 
 static_assert(for_chunks_per_worker >= 1, "weft_fil_run_range_ needs at least one piece per worker");

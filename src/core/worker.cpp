@@ -52,6 +52,11 @@ bool may_have_work(runtime* rt, worker* w) {
 bool leave_parked_set(runtime* rt, worker* w) {
     if (!w->parked) return false;
     w->parked = false;
+    if (w->dormant) {  // a dropped worker is in no list: only its inbox and set_active_workers wake it
+        w->dormant = false;
+        rt->dormant.fetch_sub(1, memory_order_relaxed);
+        return true;
+    }
     if (rt->parked.back() == w) rt->parked.pop_back();  // notify_work's choice: the last to park
     else rt->parked.erase(std::find(rt->parked.begin(), rt->parked.end(), w));
     rt->sleepers.fetch_sub(1, memory_order_relaxed);
@@ -74,6 +79,11 @@ void unpark_self(runtime* rt, worker* w) {
     (void)leave_parked_set(rt, w);
 }
 
+// Every worker asleep: the active ones parked, the dropped ones dormant.
+bool all_asleep(runtime* rt) {
+    return rt->sleepers.load(memory_order_relaxed) + rt->dormant.load(memory_order_relaxed) == rt->nworkers;
+}
+
 std::uint64_t total_switches(runtime* rt) {
     std::uint64_t s = 0;
     for (auto& w : rt->workers) s += w->switches.load(memory_order_relaxed);
@@ -88,8 +98,7 @@ std::uint64_t total_switches(runtime* rt) {
 // and longer periods.
 void sleep_on_wake_word(runtime* rt, worker* w) {
     std::int64_t deadline = rt->timers->next_deadline();
-    bool last = rt->deadlock_detection && deadline == INT64_MAX &&
-                rt->sleepers.load(memory_order_relaxed) == rt->nworkers;
+    bool last = rt->deadlock_detection && deadline == INT64_MAX && all_asleep(rt);
     std::uint64_t switches_before = last ? total_switches(rt) : 0;
     std::uint64_t outside_gen = last ? outside_generation() : 0;
     std::int64_t quiet_since = last ? monotonic_ns() : 0;
@@ -103,7 +112,7 @@ void sleep_on_wake_word(runtime* rt, worker* w) {
             if (deadline != INT64_MAX && monotonic_ns() >= deadline) break;
         }
         if (!last || w->wake_word.load(memory_order_acquire) != 0 ||
-            rt->sleepers.load(memory_order_relaxed) != rt->nworkers || total_switches(rt) != switches_before ||
+            !all_asleep(rt) || total_switches(rt) != switches_before ||
             rt->timers->pending() || rt->stopping.load(memory_order_acquire) ||
             rt->inject.maybe_nonempty(memory_order_acquire))
             break;
@@ -142,6 +151,38 @@ ult* park(runtime* rt, worker* w) {
     return found;
 }
 
+// A dropped worker's sleep (core/active.hpp): the same steps, but in no wake
+// list (notify_work never picks it), counted in `dormant`, with no timer to
+// serve (the active workers fire timers), until set_active_workers takes it
+// back or a pinned ult arrives in its inbox (make_ready: wake_worker). Before
+// it sleeps it hands over: whatever it left in the policy (its ws deque) is
+// announced to the active workers. Returns the pinned ult found on the final
+// look, if any.
+ult* go_dormant(runtime* rt, worker* w) {
+    notify_work();
+    ult* found = nullptr;
+    sleep::fall_asleep(
+        [&] {
+            lock_guard<spinlock> g(rt->park_lock);
+            w->wake_word.store(0, memory_order_relaxed);
+            w->parked = true;
+            w->dormant = true;
+            rt->dormant.fetch_add(1, memory_order_seq_cst);
+        },
+        [] { heavy_fence(); },
+        [&] {
+            found = w->inbox.pop();
+            return found != nullptr || !w->dropped.load(memory_order_acquire) ||
+                   rt->stopping.load(memory_order_acquire);
+        },
+        [&] {
+            w->parks.fetch_add(1, memory_order_relaxed);
+            while (w->wake_word.load(memory_order_acquire) == 0) futex_wait(&w->wake_word, 0, INT64_MAX);
+        },
+        [&] { unpark_self(rt, w); });
+    return found;
+}
+
 }  // namespace
 
 void wake_worker(worker* target) {
@@ -170,7 +211,6 @@ void notify_work() {
 // The body of every worker's idle ult. Runs until the runtime stops.
 void worker_idle_loop(worker* w) {
     runtime* rt = g_rt;
-    note_worker_thread(w->index);  // the deadlock detector tells weft's kernel threads from others
     for (;;) {
         std::int64_t idle_start = monotonic_ns();
         w->idle_now.store(true, memory_order_relaxed);
@@ -184,6 +224,11 @@ void worker_idle_loop(worker* w) {
             if (rt->stopping.load(memory_order_acquire)) {
                 w->idle_ns.fetch_add(static_cast<std::uint64_t>(monotonic_ns() - idle_start), memory_order_relaxed);
                 return;
+            }
+            if (w->dropped.load(memory_order_relaxed)) {
+                if ((next = w->inbox.pop()) == nullptr) next = go_dormant(rt, w);
+                stages.reset();
+                continue;
             }
             if (may_have_work(rt, w) && (next = pick(w)) != nullptr) break;
             switch (stages.next()) {

@@ -74,6 +74,10 @@ struct alignas(64) worker {
     // --- Touched by others ---------------------------------------------------
     alignas(64) atomic<std::uint32_t> wake_word{0};  // futex: 1 = woken
     bool parked = false;                              // guarded by runtime::park_lock
+    bool dormant = false;   // parked while dropped: in no wake list (guarded by park_lock)
+    // Dropped by the adaptive controller (core/active.hpp): runs only its
+    // inbox's pinned ults and leaves everything else to the active workers.
+    atomic<bool> dropped{false};
     atomic<bool> idle_now{false};                     // in its idle ult (not running a ult)
     ult_queue inbox;                                  // pinned ults ready for this worker
 

@@ -354,12 +354,17 @@ void run_job(part* p, weft_fil_job_* j) {
     if (l->pending.fetch_sub(1, memory_order_acq_rel) == 1 && owner != nullptr) wake(owner);
 }
 
+bool on_dropped_worker(const part* p) {
+    runtime* rt = g_rt;
+    return rt != nullptr && rt->workers[p->hot.index]->dropped.load(memory_order_relaxed);
+}
+
 weft_fil_job_* find_job(part* p) {
     if (p->list.size() > 0) {
         if (weft_fil_job_* j = p->list.pop_tail()) return j;
     }
     region* r = p->r;
-    if (!r->receiver_initiated) return nullptr;
+    if (!r->receiver_initiated || on_dropped_worker(p)) return nullptr;
     // Receiver-initiated: the longest list, from its front (Lowenthal, Freeh & Andrews §3.2).
     int best = -1, best_size = 0;
     for (int i = 0; i < r->nparts; ++i) {
@@ -408,7 +413,7 @@ weft_fil_job_* reclaim_child(part* p, weft_fil_latch_* l) {
 bool work_visible(part* p) {
     if (p->list.size() > 0) return true;
     region* r = p->r;
-    if (!r->receiver_initiated) return false;
+    if (!r->receiver_initiated || on_dropped_worker(p)) return false;
     for (int i = 0; i < r->nparts; ++i)
         if (r->parts[i].list.size() > 0) return true;
     return false;
@@ -457,7 +462,7 @@ void wake_one(region* r, part* from) {
     if (r->sleepers.load(memory_order_relaxed) == 0) return;
     for (int i = 0; i < r->nparts; ++i) {
         part* q = &r->parts[i];
-        if (q == from) continue;
+        if (q == from || on_dropped_worker(q)) continue;
         if (q->sleeping.load(memory_order_relaxed) == 1 && q->sleeping.exchange(0, memory_order_acq_rel) == 1) {
             (void)weft_sem_post(&q->sem);
             return;

@@ -86,6 +86,9 @@ struct alignas(64) part {
     alignas(64) fj_list list{&hot.queued};
     alignas(64) atomic<int> sleeping{0};  // 1: about to sleep or asleep on sem
     atomic<bool> joined{false};           // its server has started (or it is the caller's)
+    // Iterative regions: its worker is dropped (core/active.hpp) for the sweep
+    // being run; set by whoever publishes the sweep (sweep.cpp, with the phase).
+    atomic<bool> away{false};
     // 1 while every count of this participant is in the statistics and it will
     // count nothing more before it wakes: asleep, or gone. The caller waits
     // for it before returning, so that weft_fil_stats_get after a region is exact.
@@ -216,6 +219,11 @@ void deepen_others(part* p);
 // Lets the other participants fork from any frame (a hungry one goes to sleep).
 void open_others(part* p);
 
+// p's worker is dropped (core/active.hpp): p runs what its own list holds and
+// takes nothing from the others, sleeps without spinning first, and is not
+// counted hungry while it sleeps; wake_one passes it over.
+bool on_dropped_worker(const part* p);
+
 // Wakes q if it sleeps (or is about to). Call after publishing what q waits for.
 void wake(part* q);
 void wake_all(region* r);
@@ -247,7 +255,8 @@ template <class Done, class Reclaim> void wait_until(part* p, Done done, Reclaim
             stages.reset();
             continue;
         }
-        switch (stages.next()) {
+        const bool dropped = on_dropped_worker(p);
+        switch (dropped ? sleep::stage::block : stages.next()) {
         case sleep::stage::spin:
             if (stages.spins() % tun::fil_deepen_every == 0 && r->receiver_initiated) deepen_others(p);
             continue;
@@ -268,9 +277,11 @@ template <class Done, class Reclaim> void wait_until(part* p, Done done, Reclaim
         // worker deep in a big pruned subtree would give nothing away until it
         // climbed back to its limit (quadrature: milliseconds per steal).
         if (r->receiver_initiated) open_others(p);
+        if (dropped) add_hunger(r, -1);
         sleep::fall_asleep([p] { sleep_announce(p); }, [] { heavy_fence(); },
                            [&done, p] { return done() || work_visible(p); }, [p] { sleep_block(p); },
                            [p] { sleep_retract(p); });
+        if (dropped) add_hunger(r, 1);
         stages.reset();
     }
     if (!counted) add_hunger(r, -1);

@@ -74,6 +74,27 @@ int next_set(region* r, int s, std::uint64_t* sweeps) {
     }
 }
 
+// Who sits out the next sweep: the participants whose worker is dropped now
+// (core/active.hpp). Written before the phase is published (release), read
+// after it is loaded (acquire): every participant sees the same set for the
+// whole sweep, so each pool is claimed by its owner or, if the owner sits out,
+// by a helper, and never waits for a dropped worker. This is the serial point
+// between two sweeps where ASAT changes the thread count (Severance & Enbody).
+void mark_away(region* r) {
+    for (int i = 0; i < r->nparts; ++i) r->parts[i].away.store(on_dropped_worker(&r->parts[i]), memory_order_relaxed);
+}
+
+// Wakes the participants that take part in the next sweep; those that sit it
+// out sleep on (they are woken by the sweep they take part in, or the end).
+void wake_sweep(region* r) {
+    light_fence();
+    if (r->sleepers.load(memory_order_relaxed) != 0) {
+        for (int i = 0; i < r->nparts; ++i)
+            if (!r->parts[i].away.load(memory_order_relaxed)) wake(&r->parts[i]);
+    }
+    (void)weft_sem_post(&r->external_done);
+}
+
 void finish(region* r) {
     r->it->done.store(true, memory_order_seq_cst);
     r->finished.store(true, memory_order_release);
@@ -90,8 +111,9 @@ void advance(part* p, std::uint64_t k, int s) {
         return;
     }
     st->left.store(static_cast<std::int64_t>(st->sets[n]->pools.size()), memory_order_relaxed);
+    mark_away(r);
     st->phase.store(make_phase(k + 1, n), memory_order_release);
-    wake_all(r);
+    wake_sweep(r);
 }
 
 void count_path(counters& c, int path) {
@@ -168,6 +190,7 @@ void iter_prepare(region* r) {
         return;
     }
     st->left.store(static_cast<std::int64_t>(st->sets[first]->pools.size()), memory_order_relaxed);
+    mark_away(r);
     st->phase.store(make_phase(1, first), memory_order_relaxed);
     // Published to the servers by their launch, to the caller by program order.
 }
@@ -189,16 +212,21 @@ void iter_participate(part* p) {
             const std::uint64_t k = ph >> 16;
             const int s = static_cast<int>(ph & 0xffff);
             const weft_fil_poolset_s* set = st->sets[s];
-            // Own pools first (placement: the data they touch is in our cache).
-            for (weft_fil_pool_s* pool : set->pools) {
-                if (pool->owner % r->nparts == me && claim(pool, k)) run_pool(p, set, pool, k, s);
-            }
-            // Then pools nobody else will run soon.
-            for (weft_fil_pool_s* pool : set->pools) {
-                int o = pool->owner % r->nparts;
-                if (o == me) continue;
-                if (!set->help_any && r->parts[o].joined.load(memory_order_acquire)) continue;
-                if (claim(pool, k)) run_pool(p, set, pool, k, s);
+            if (!p->away.load(memory_order_relaxed)) {
+                // Own pools first (placement: the data they touch is in our cache).
+                for (weft_fil_pool_s* pool : set->pools) {
+                    if (pool->owner % r->nparts == me && claim(pool, k)) run_pool(p, set, pool, k, s);
+                }
+                // Then pools nobody else will run soon: of an owner not there
+                // yet, or sitting this sweep out.
+                for (weft_fil_pool_s* pool : set->pools) {
+                    int o = pool->owner % r->nparts;
+                    if (o == me) continue;
+                    if (!set->help_any && r->parts[o].joined.load(memory_order_acquire) &&
+                        !r->parts[o].away.load(memory_order_relaxed))
+                        continue;
+                    if (claim(pool, k)) run_pool(p, set, pool, k, s);
+                }
             }
             st->active.fetch_sub(1, memory_order_release);
             continue;  // the sweep may be over already

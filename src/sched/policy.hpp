@@ -27,11 +27,12 @@
 //                            before it resumes t, so the policy need not care.
 //                            Called only on workers (external wake-ups go
 //                            through the core's inject queue). `spawned`: t is
-//                            a new thread whose parent is pinned and goes on
-//                            running (see Pinned ults); the parent is the ult
-//                            running on w, current_ult() (declared below): the
-//                            one way a policy learns the parent of a child it
-//                            was not given through spawn.
+//                            a new thread whose parent goes on running, because
+//                            the parent is pinned (see Pinned ults) or w is
+//                            dropped (see Dropped workers); the parent is the
+//                            ult running on w, current_ult() (declared below):
+//                            the one way a policy learns the parent of a child
+//                            it was not given through spawn.
 //   pick_next(self, w)       Required. Removes and returns the thread worker w
 //                            should run next, or nullptr if it has none.
 //   yield_swap(self, w, t)   Optional. t (running on w) yields: queue it as
@@ -125,6 +126,15 @@
 // So no policy needs to know that pinning exists; one that reads
 // ult::pinned_worker is wrong.
 //
+// Dropped workers: the adaptive controller (src/adapt, through
+// core/active.hpp) may drop workers while the program runs. The core then
+// never calls pick_next for a dropped worker (nor yield_swap, alloc_turn), and
+// a child spawned there goes to ready(.., spawned) as a pinned parent's does;
+// what the policy already holds for that worker (a ws deque) stays where it is
+// and is taken by the others (steals). has_work and pick_next are asked by
+// active workers only, and must find work wherever the policy keeps it, any
+// worker's share included. A policy needs no other code for it.
+//
 // Threading: every callback may run concurrently on different workers; the
 // policy does its own synchronization. Callbacks never block and never switch.
 // Undefined: a thread handed out by pick_next twice without a ready() between.
@@ -155,7 +165,7 @@ struct ult;
 ult* current_ult();
 
 enum class ready_reason : unsigned char {
-    spawned,            // a new thread of a pinned parent, which goes on (see Pinned ults)
+    spawned,            // a new thread whose parent goes on (pinned parent, dropped worker)
     woken,              // unblocked by a primitive, a timer or join
     yielded,            // gave up the CPU voluntarily
     preempted_by_child, // its child runs first (spawn returned true)

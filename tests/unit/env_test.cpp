@@ -18,8 +18,9 @@
 
 namespace {
 
-const char* const kVariables[] = {"WEFT_WORKERS", "WEFT_SCHED",    "WEFT_STACK_SIZE", "WEFT_QUOTA",
-                                  "WEFT_STATS",   "WEFT_DEADLOCK", "WEFT_TRACE",      "WEFT_WS_YIELD"};
+const char* const kVariables[] = {"WEFT_WORKERS",  "WEFT_SCHED",          "WEFT_STACK_SIZE", "WEFT_QUOTA",
+                                  "WEFT_STATS",    "WEFT_DEADLOCK",       "WEFT_TRACE",      "WEFT_WS_YIELD",
+                                  "WEFT_ADAPT",    "WEFT_ADAPT_INTERVAL", "WEFT_BUDGET"};
 
 // What each variable's error message lists as valid.
 std::string valid_values(const std::string& var) {
@@ -31,6 +32,9 @@ std::string valid_values(const std::string& var) {
     if (var == "WEFT_STATS") return "one of 1, on, true, 0, off, false";
     if (var == "WEFT_DEADLOCK") return "one of abort, off";
     if (var == "WEFT_WS_YIELD") return "one of 1, on, true, 0, off, false";
+    if (var == "WEFT_ADAPT") return "one of schedstat, asat, off";
+    if (var == "WEFT_ADAPT_INTERVAL") return "a number of milliseconds from 10 to 60000";
+    if (var == "WEFT_BUDGET") return "off, or a shared-memory name: '/' then 1 to 250 characters, no other '/'";
     return "(no message: " + var + " has no invalid value at parse time)";
 }
 
@@ -44,6 +48,9 @@ std::string setting_of(const std::string& var, const weft::detail::settings& s) 
     if (var == "WEFT_DEADLOCK") return s.deadlock_abort ? "abort" : "off";
     if (var == "WEFT_TRACE") return s.trace_path.empty() ? "no trace" : "trace to '" + s.trace_path + "'";
     if (var == "WEFT_WS_YIELD") return s.ws_yield ? "yield" : "no yield";
+    if (var == "WEFT_ADAPT") return s.adapt;
+    if (var == "WEFT_ADAPT_INTERVAL") return std::to_string(s.adapt_interval_ms);
+    if (var == "WEFT_BUDGET") return s.budget_name.empty() ? "per-user budget" : s.budget_name;
     return "?";
 }
 
@@ -198,6 +205,30 @@ const env_case kTable[] = {
     {"WEFT_WS_YIELD", "pause", kRejected},
     {"WEFT_WS_YIELD", "off ", kRejected},
     {"WEFT_WS_YIELD", " on", kRejected},
+    // WEFT_ADAPT: a probe name or off, any case (src/adapt).
+    {"WEFT_ADAPT", kUnset, "schedstat"},
+    {"WEFT_ADAPT", "", "schedstat"},
+    {"WEFT_ADAPT", "schedstat", "schedstat"},
+    {"WEFT_ADAPT", "ASAT", "asat"},
+    {"WEFT_ADAPT", "off", "off"},
+    {"WEFT_ADAPT", "on", kRejected},
+    {"WEFT_ADAPT", "psi", kRejected},
+    {"WEFT_ADAPT", "asat ", kRejected},
+    // WEFT_ADAPT_INTERVAL: milliseconds, 10..60000 (0: the mode's default).
+    {"WEFT_ADAPT_INTERVAL", kUnset, "0"},
+    {"WEFT_ADAPT_INTERVAL", "10", "10"},
+    {"WEFT_ADAPT_INTERVAL", "1000", "1000"},
+    {"WEFT_ADAPT_INTERVAL", "60000", "60000"},
+    {"WEFT_ADAPT_INTERVAL", "9", kRejected},
+    {"WEFT_ADAPT_INTERVAL", "60001", kRejected},
+    {"WEFT_ADAPT_INTERVAL", "1s", kRejected},
+    // WEFT_BUDGET: off or a POSIX shared-memory name.
+    {"WEFT_BUDGET", kUnset, "per-user budget"},
+    {"WEFT_BUDGET", "OFF", "off"},
+    {"WEFT_BUDGET", "/my-budget", "/my-budget"},
+    {"WEFT_BUDGET", "my-budget", kRejected},
+    {"WEFT_BUDGET", "/a/b", kRejected},
+    {"WEFT_BUDGET", "/", kRejected},
 };
 
 std::string case_name(const ::testing::TestParamInfo<env_case>& info) {
