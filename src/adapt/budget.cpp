@@ -288,7 +288,8 @@ std::unique_ptr<core_budget> core_budget::join(const std::string& name, int want
     if (!b->claim_slot() && b->slot_ == -1) {
         // Every slot is held. Reclaim the dead (surveys until every member had its start-time check; the
         // first survey that frees a slot claims it) and try once more.
-        for (int i = 0; i < int(budget_slot_count) && b->slot_ < 0; i += budget_stat_checks) b->survey(nullptr);
+        for (int i = 0; i < int(budget_slot_count) && b->slot_ < 0; i += budget_stat_checks)
+            b->survey(nullptr, true);
         if (b->slot_ == -1) b->claim_slot();
     }
     if (b->slot_ == -2) {
@@ -363,10 +364,11 @@ void core_budget::set_want(int want) {
     if (slot_ >= 0) publish_demand();
 }
 
-// Reads the slots below the bound, reclaims dead members, and lists the live ones in slot order (into
+// Reads the slots below the bound, reclaims dead members (kill(pid, 0) for all, and with `stat_checks`
+// the /proc checks for the next ones in the round robin), and lists the live ones in slot order (into
 // `out`, when given). Ours is re-claimed first if we lost it (a fork child, or a survivor that
 // reclaimed it wrongly). Returns the number of live members.
-int core_budget::survey(member* out) {
+int core_budget::survey(member* out, bool stat_checks) {
     bool forked = static_cast<std::uint32_t>(::getpid()) != pid_;
     if (forked || slot_ < 0 || word(seg_->slots[slot_].owner).load(memory_order_acquire) != owner_) {
         bool lost = !forked && slot_ >= 0;
@@ -395,7 +397,7 @@ int core_budget::survey(member* out) {
     }
     // Start-time checks (pid reuse, zombies) for up to budget_stat_checks other members, round robin from
     // check_cursor_ in slot order.
-    if (n > 0) {
+    if (stat_checks && n > 0) {
         int checked = 0, first = 0;
         while (first < n && live[first].slot < check_cursor_) ++first;
         int last_checked = -1;
@@ -424,7 +426,7 @@ int core_budget::survey(member* out) {
 
 int core_budget::share() {
     member live[budget_slot_count];
-    int n = survey(live);
+    int n = survey(live, true);
     if (slot_ < 0) return 1;
     int cpus = cpus_, own = -1;
     int want[budget_slot_count], shares[budget_slot_count];
@@ -441,7 +443,7 @@ int core_budget::share() {
     return shares[own];
 }
 
-int core_budget::members() { return survey(nullptr); }
+int core_budget::members() { return survey(nullptr, false); }
 
 std::string default_budget_name() { return "/weft-budget-" + std::to_string(::geteuid()); }
 

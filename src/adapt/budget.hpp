@@ -107,7 +107,8 @@ public:
     // Changes the demand (>= 1; above budget_max_want counts as that); others see it on their next
     // share(). A want below 1 is a bug in the caller: one stderr line, then abort.
     void set_want(int want);
-    // The live members now, this one included (after the same reclaiming as share()).
+    // The live members now, this one included. Reclaims the members whose pid is gone, as share() does,
+    // but leaves the /proc checks to share(), so that a caller of both pays for them once.
     int members();
 
 private:
@@ -118,7 +119,7 @@ private:
     };
     core_budget(std::string name, budget_segment* seg, int want, int cpus);
     bool claim_slot();
-    int survey(member* out);
+    int survey(member* out, bool stat_checks);
     void publish_demand();
 
     std::string name_;

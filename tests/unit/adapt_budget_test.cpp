@@ -333,8 +333,10 @@ TEST_F(CoreBudget, slot_of_a_reused_pid_with_another_start_time_is_reclaimed) {
     auto a = join(2, 2);
     int s = forge(getpid(), start_ticks(getpid()) + 1, 2, 2);
     ASSERT_GE(s, 0);
+    EXPECT_EQ(a->members(), 2);  // kill(pid, 0) succeeds; members() leaves the /proc checks to share()
     EXPECT_EQ(a->share(), 2);
     EXPECT_EQ(owner(s).load(), 0u);
+    EXPECT_EQ(a->members(), 1);
 }
 
 // The checks must not reclaim a live member: the test's parent process, forged with its true start
