@@ -48,9 +48,9 @@
 // of the ideal wall time and of C, the competitor slowed by at most 10%, and
 // weft's best mode at least as fast as omp_dynamic.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <spawn.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -74,8 +74,6 @@
 #include "asat_kernel.hpp"
 #include "harness.hpp"
 
-extern char** environ;
-
 namespace weft::bench::asat {
 namespace {
 
@@ -90,6 +88,12 @@ constexpr double competitor_work_factor = 1.25;
 // Untimed time steps a child runs before its timed run (threads started,
 // pages touched, code warm).
 constexpr std::uint64_t warmup_steps = 20;
+// Time steps of the probe run that sizes the run to --seconds.
+constexpr std::uint64_t probe_steps = 1000;
+// --quick: fts alone takes this long, and this many rounds (the whole run, on
+// the 2-CPU VM: TIME_QUICK).
+constexpr double quick_seconds = 0.15;
+constexpr int quick_rounds = 3;
 
 struct mode {
     char const* name;   // the JSON "mode" and --modes
@@ -328,9 +332,7 @@ competitor_run finish_competitor(competitor c) {
         else if (r == 0 || errno != EINTR) break;
     }
     close(c.fd);
-    int status = 0;
-    while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    int const status = wait_child(c.pid);
     if (got != sizeof in || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
         die("asat: the competitor process (pid %d) failed", static_cast<int>(c.pid));
     return {in[0], in[1]};
@@ -355,45 +357,27 @@ struct run_params {
 // Runs one mode in a child process; if comp_iters > 0, starts the competitor
 // comp_delay_s after the child's timed run begins.
 program_run run_program(run_params const& p, mode const& m, std::uint64_t comp_iters, double comp_delay_s) {
-    std::vector<std::string> args = {p.exe,   "asat",           "--asat-child",      m.name,
-                                     "--n",   std::to_string(p.n), "--steps",   std::to_string(p.steps),
-                                     "--sample-ms", std::to_string(p.sample_ms), "--workers", std::to_string(p.workers)};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<std::string> settings;
-    if (m.adapt != nullptr) {
-        settings = {std::string("WEFT_ADAPT=") + m.adapt, "WEFT_WORKERS=" + std::to_string(p.workers)};
-    } else {
-        settings = {"OMP_DYNAMIC=true", "OMP_NUM_THREADS=" + std::to_string(p.workers)};
-    }
-    std::vector<char*> envp;
-    for (char** e = environ; *e != nullptr; ++e) {
-        bool const replaced = std::strncmp(*e, "WEFT_ADAPT=", 11) == 0 || std::strncmp(*e, "WEFT_WORKERS=", 13) == 0 ||
-                              std::strncmp(*e, "OMP_DYNAMIC=", 12) == 0 || std::strncmp(*e, "OMP_NUM_THREADS=", 16) == 0;
-        if (!replaced) envp.push_back(*e);
-    }
-    for (auto& s : settings) envp.push_back(s.data());
-    envp.push_back(nullptr);
-
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) die("pipe: %s", std::strerror(errno));
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    std::fflush(stdout);
-    std::fflush(stderr);
-    pid_t pid = 0;
-    int const rc = posix_spawn(&pid, p.exe.c_str(), &fa, nullptr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    if (rc != 0) die("cannot start '%s': %s", p.exe.c_str(), std::strerror(rc));
+    // A weft run gets a core budget of its own (WEFT_BUDGET names its
+    // shared-memory segment, removed after the run): the competitor is not a
+    // weft program, and other weft programs on the machine must not take part.
+    static int runs = 0;
+    std::string const budget = "/weft-bench-asat-" + std::to_string(getpid()) + "-" + std::to_string(++runs);
+    std::vector<std::string> env;
+    if (m.adapt != nullptr)
+        env = {std::string("WEFT_ADAPT=") + m.adapt, "WEFT_WORKERS=" + std::to_string(p.workers), "WEFT_BUDGET=" + budget};
+    else
+        env = {"OMP_DYNAMIC=true", "OMP_NUM_THREADS=" + std::to_string(p.workers)};
+    piped_child const child = spawn_piped(p.exe,
+                                          {p.exe, "asat", "--asat-child", m.name, "--n", std::to_string(p.n),
+                                           "--steps", std::to_string(p.steps), "--sample-ms",
+                                           std::to_string(p.sample_ms), "--workers", std::to_string(p.workers)},
+                                          env);
 
     std::string out;
     std::optional<competitor> comp;
     char buf[4096];
     for (;;) {
-        ssize_t const got = read(fds[0], buf, sizeof buf);
+        ssize_t const got = read(child.out_fd, buf, sizeof buf);
         if (got > 0) out.append(buf, static_cast<std::size_t>(got));
         else if (got == 0 || errno != EINTR) break;
         // The first line, "start T0_NS", is written when the timed run begins.
@@ -403,10 +387,10 @@ program_run run_program(run_params const& p, mode const& m, std::uint64_t comp_i
                 comp = start_competitor(t0 + static_cast<std::uint64_t>(comp_delay_s * 1e9), comp_iters);
         }
     }
-    close(fds[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    close(child.out_fd);
+    int const status = wait_child(child.pid);
+    if (m.adapt != nullptr && shm_unlink(budget.c_str()) != 0 && errno != ENOENT)
+        die("shm_unlink('%s'): %s", budget.c_str(), std::strerror(errno));
     program_run r;
     if (comp) r.comp = finish_competitor(*comp);
     bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
@@ -438,22 +422,6 @@ program_run run_program(run_params const& p, mode const& m, std::uint64_t comp_i
     return r;
 }
 
-// Confines this process (and every thread and child it starts later) to the
-// first `want` CPUs it may use; returns how many it has.
-int confine_to_cpus(int want) {
-    std::vector<int> const cpus = allowed_cpus();
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    int n = 0;
-    for (int c : cpus) {
-        if (n == want) break;
-        CPU_SET(c, &set);
-        ++n;
-    }
-    if (n > 0 && sched_setaffinity(0, sizeof set, &set) != 0) die("sched_setaffinity: %s", std::strerror(errno));
-    return n;
-}
-
 // --- the experiment -------------------------------------------------------------------
 
 // What one (scenario, mode) collects, one entry per round.
@@ -478,22 +446,21 @@ int run(context& ctx) {
     auto const& o = ctx.opts();
     std::string const command = "weft-bench asat";
     bool const quick = o.flag("quick");
-    auto sized = [&](char const* name, long long quick_value) {
-        return quick && !o.given(name) ? quick_value : o.integer(name);
-    };
-    auto const n = static_cast<std::size_t>(sized("n", 100000));
-    auto const steps = static_cast<std::uint64_t>(sized("steps", 1500));
-    int const rounds = static_cast<int>(sized("rounds", 3));
+    auto const n = static_cast<std::size_t>(o.integer("n"));
+    int const rounds = static_cast<int>(quick && !o.given("rounds") ? quick_rounds : o.integer("rounds"));
+    double const target_s = quick && !o.given("seconds") ? quick_seconds : o.number("seconds");
     int const workers = static_cast<int>(o.integer("workers"));
     int const sample_ms = static_cast<int>(o.integer("sample-ms"));
-    if (o.given("asat-child"))
-        return run_child(ctx, mode_named(o.string("asat-child")), n, steps,
+    if (o.given("asat-child")) {
+        if (!o.given("steps")) throw usage_error(command + ": --asat-child needs --steps");
+        return run_child(ctx, mode_named(o.string("asat-child")), n, static_cast<std::uint64_t>(o.integer("steps")),
                          static_cast<std::uint64_t>(sample_ms) * 1'000'000u);
+    }
 
     int const cpus = confine_to_cpus(static_cast<int>(o.integer("cpus")));
     if (cpus < o.integer("cpus"))
         ctx.warn("only %d CPU%s available: --cpus %lld asks for more", cpus, cpus == 1 ? "" : "s", o.integer("cpus"));
-    run_params const params{self_exe(), n, steps, workers, sample_ms};
+    run_params params{self_exe(), n, 0, workers, sample_ms};
     if (params.exe.empty()) die("cannot find this executable through /proc/self/exe (needed for the child runs)");
 
     // fts alone is every round's reference (ideal_wall_s, cpu_over_alone): it
@@ -514,15 +481,19 @@ int run(context& ctx) {
     for (auto const& s : scenario_names)
         if (s == "alone" || std::find(wanted_sc.begin(), wanted_sc.end(), s) != wanted_sc.end()) scs.push_back(s);
 
-    ctx.say("asat: a[i] = b[i]*c[i] + d[i]*e[i] (%d flops, %d memory references), n = %zu, %" PRIu64
-            " time steps, %d workers on %d CPU%s; %d interleaved round(s)%s\n",
-            flops_per_iteration, refs_per_iteration, n, steps, workers, cpus, cpus == 1 ? "" : "s", rounds,
-            build_warning().empty() ? "" : (" [" + build_warning() + "]").c_str());
-
-    // Calibration: the program alone with fixed workers (also a warm-up of the
-    // files and the page cache) and the competitor's loop speed give the
-    // competitors' work and the changing scenario's start.
+    // Calibration. The time steps: --steps, or as many as make fts alone take
+    // --seconds, from a probe run. Then fts alone at that size (also a warm-up
+    // of the page cache) and the competitor's loop speed give the competitors'
+    // work and the changing scenario's start.
     ctx.progress("calibration");
+    if (o.given("steps")) {
+        params.steps = static_cast<std::uint64_t>(o.integer("steps"));
+    } else {
+        params.steps = probe_steps;
+        program_run const probe = run_program(params, modes().front(), 0, 0);
+        params.steps = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(target_s / probe.wall_s * probe_steps));
+    }
+    std::uint64_t const steps = params.steps;
     program_run const cal = run_program(params, modes().front(), 0, 0);
     double const w2_cal = cal.wall_s, c1_cal = std::max(cal.cpu_s, cal.wall_s);
     double const rate = spin_rate();
@@ -534,6 +505,10 @@ int run(context& ctx) {
     double const t_ideal_changing = 2.0 / (1.0 / w2_cal + 1.0 / c1_cal);
     double const changing_delay_s = t_ideal_changing / 4;
     auto const iters_short = static_cast<std::uint64_t>(rate * t_ideal_changing / 2);
+    ctx.say("asat: a[i] = b[i]*c[i] + d[i]*e[i] (%d flops, %d memory references), n = %zu, %" PRIu64
+            " time steps, %d workers on %d CPU%s; %d interleaved round(s)%s\n",
+            flops_per_iteration, refs_per_iteration, n, steps, workers, cpus, cpus == 1 ? "" : "s", rounds,
+            build_warning().empty() ? "" : (" [" + build_warning() + "]").c_str());
     ctx.say("calibration: fts alone %.3f s wall, %.3f s CPU; competitor %.3g iterations/s: %.3f s of work beside the "
             "program, %.3f s from %.3f s into it when it changes\n",
             w2_cal, cal.cpu_s, rate, static_cast<double>(iters_long) / rate, static_cast<double>(iters_short) / rate,
@@ -698,21 +673,25 @@ registrar const reg{experiment{
                    "fixed workers against WEFT_ADAPT=asat|schedstat and OMP_DYNAMIC",
     .details =
         "The paper's kernel, a[i] = b[i]*c[i] + d[i]*e[i] (3 flops, 5 memory references) over --n elements in a\n"
-        "time-step loop of --steps steps with a serial part between the loops, on weft::parallel_for with\n"
-        "--workers workers, confined to --cpus CPUs. Modes, each run in a child process with its environment:\n"
-        "fts (WEFT_ADAPT=off), asat (WEFT_ADAPT=asat), schedstat (WEFT_ADAPT=schedstat), omp_dynamic (OpenMP,\n"
-        "OMP_DYNAMIC=true). Scenarios: alone; competitor (a single-threaded busy loop with 1.25x the program's\n"
-        "CPU time of work, started with it); changing (the competitor runs from a quarter to three quarters of\n"
-        "an ideal run). Per (scenario, mode), medians over interleaved rounds: wall_s, cpu_s, ideal_wall_s (the\n"
-        "wall time on the CPUs the competitor leaves, from fts alone in the same round), wall_over_ideal,\n"
-        "cpu_over_alone, competitor_slowdown (its wall beside the program / alone); the changing scenario's\n"
-        "active workers over time; and a target per scenario: asat and schedstat within 1.10x of ideal wall and\n"
-        "of fts's CPU time alone, the competitor slowed <= 10%, weft's best mode at least as fast as omp_dynamic.\n"
-        "fts alone always runs (it is the reference). See docs/bench.md.",
+        "time-step loop with a serial part between the loops (as many steps as make fts alone take --seconds, or\n"
+        "--steps), on weft::parallel_for with --workers workers, confined to --cpus CPUs. Modes, each run in a\n"
+        "child process with its environment: fts (WEFT_ADAPT=off), asat (WEFT_ADAPT=asat), schedstat\n"
+        "(WEFT_ADAPT=schedstat), omp_dynamic (OpenMP, OMP_DYNAMIC=true). Scenarios: alone; competitor (a\n"
+        "single-threaded busy loop with 1.25x the program's CPU time of work, started with it); changing (the\n"
+        "competitor runs from a quarter to three quarters of an ideal run). Per (scenario, mode), medians over\n"
+        "interleaved rounds: wall_s, cpu_s, ideal_wall_s (the wall time on the CPUs the competitor leaves, from\n"
+        "fts alone in the same round), wall_over_ideal, cpu_over_alone, competitor_slowdown (its wall beside the\n"
+        "program / alone); the changing scenario's active workers over time; and a target per scenario: asat and\n"
+        "schedstat within 1.10x of the ideal wall time and of fts's CPU time alone, the competitor slowed <= 10%,\n"
+        "weft's best mode at least as fast as omp_dynamic. fts alone always runs (it is the reference). See\n"
+        "docs/bench.md.",
     .options = {{.name = "n", .kind = opt_kind::integer, .metavar = "N", .default_value = "100000",
                  .help = "elements per array (five arrays of doubles)", .min = 1000, .max = 1e9},
-                {.name = "steps", .kind = opt_kind::integer, .metavar = "N", .default_value = "12000",
-                 .help = "time steps (parallel loops) per run", .min = 1, .max = 1e9},
+                {.name = "seconds", .kind = opt_kind::number, .metavar = "S", .default_value = "2",
+                 .help = "size the run so that fts alone takes about S seconds (from a probe run)", .min = 0.01,
+                 .max = 3600},
+                {.name = "steps", .kind = opt_kind::integer, .metavar = "N",
+                 .help = "time steps (parallel loops) per run, instead of sizing by --seconds", .min = 1, .max = 1e12},
                 opt_workers(2),
                 {.name = "cpus", .kind = opt_kind::integer, .metavar = "N", .default_value = "2",
                  .help = "confine the run to the first N CPUs this process may use", .min = 1, .max = 1024},
@@ -725,7 +704,7 @@ registrar const reg{experiment{
                 {.name = "sample-ms", .kind = opt_kind::integer, .metavar = "MS", .default_value = "20",
                  .help = "period of the active-workers samples", .min = 1, .max = 10000},
                 {.name = "quick", .kind = opt_kind::flag,
-                 .help = "demo size: --steps 1500 --rounds 3 unless given (under 20 s)"},
+                 .help = "demo size: --seconds 0.15 --rounds 3 unless given"},
                 {.name = "asat-child", .kind = opt_kind::string, .metavar = "MODE",
                  .help = "internal: one timed run of MODE in this process, reported on stdout (asat starts itself "
                          "this way with the mode's environment)",
