@@ -393,6 +393,14 @@ int main(int argc, char** argv) {
     }
     std::string const cmd = args.front();
     args.erase(args.begin());
+    // Each experiment runs weft at the worker counts it names and compares it
+    // with peers that keep theirs: weft's adaptive controller stays off unless
+    // WEFT_ADAPT says otherwise. asat and share set it in their child
+    // processes, per mode (docs/bench.md).
+    if (setenv("WEFT_ADAPT", "off", /*overwrite=*/0) != 0) {
+        std::perror("weft-bench: setenv");
+        return 1;
+    }
     try {
         if (cmd == "--help" || cmd == "-h" || cmd == "help") {
             print_usage(stdout);

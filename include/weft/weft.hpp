@@ -225,6 +225,7 @@ struct config {
     std::size_t stack_size = 0;
     std::optional<bool> stats = std::nullopt;  // true/false win over WEFT_STATS; empty: WEFT_STATS decides
     bool measure = false;  // work and span (weft_stats_t.work_ns / span_ns), pruned forks counted
+    const char* adapt = nullptr;  // "schedstat" | "asat" | "off"; null: WEFT_ADAPT decides (weft_adapt_get)
 };
 
 class runtime {
@@ -232,7 +233,7 @@ public:
     runtime() : runtime(config{}) {}
     explicit runtime(const config& c) {
         int stats = !c.stats ? WEFT_CONFIG_UNSET : *c.stats ? WEFT_CONFIG_ON : WEFT_CONFIG_OFF;
-        weft_config_t cfg{c.workers, c.sched, c.stack_size, stats, c.measure ? 1 : 0};
+        weft_config_t cfg{c.workers, c.sched, c.stack_size, stats, c.measure ? 1 : 0, c.adapt};
         detail::check(weft_init(&cfg), "weft_init");
     }
     ~runtime() { (void)weft_finalize(); }

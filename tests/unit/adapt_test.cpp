@@ -43,7 +43,9 @@ void wait_until_dormant(int dropped) {
 class AdaptApi : public ::testing::Test {
 protected:
     void TearDown() override {
-        if (weft_is_initialized() != 0) ASSERT_EQ(weft_finalize(), 0);
+        if (weft_is_initialized() != 0) {
+            ASSERT_EQ(weft_finalize(), 0);
+        }
     }
     wt::watchdog dog_{wt::default_test_limit(), "AdaptApi"};
 };
@@ -118,7 +120,9 @@ TEST_F(AdaptApi, the_probe_modes_start_a_controller) {
 class AdaptDropped : public ::testing::TestWithParam<const char*> {
 protected:
     void TearDown() override {
-        if (weft_is_initialized() != 0) ASSERT_EQ(weft_finalize(), 0);
+        if (weft_is_initialized() != 0) {
+            ASSERT_EQ(weft_finalize(), 0);
+        }
     }
     wt::watchdog dog_{wt::default_test_limit(), "AdaptDropped"};
 };
