@@ -30,6 +30,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -41,6 +42,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <weft/weft.h>
@@ -59,9 +61,9 @@ constexpr double target_min_share = 0.425;
 constexpr double target_recovery_s = 2.0;
 constexpr int target_processes = 2;
 // The children are started this long before the common start time, so that
-// each has exec'd, started its runtime and run its warm-up unit by then: a few
-// milliseconds on a quiet machine; the rest is room for a busy one (a process
-// that is ready only after the start is reported as a warning).
+// each has exec'd and is waiting by then: a few milliseconds on a quiet
+// machine; the rest is room for a busy one (a process that is ready only after
+// the start is reported as a warning).
 constexpr double start_lead_s = 0.25;
 
 // --- the worker program (a child process) --------------------------------------------
@@ -103,16 +105,23 @@ std::uint64_t tree_serial(int depth, std::uint64_t pos) {
 
 // The child's lines on its stdout (a pipe to the parent), all times in
 // nanoseconds of CLOCK_MONOTONIC, which every process of the machine shares:
-//   ready T WORKERS ACTIVE SCHED    runtime started and warmed up
-//   tick T UNITS ACTIVE             at the start, then every --interval-ms
+//   ready T                         started, waiting for the common start
+//   start T WORKERS ACTIVE SCHED    runtime started and warmed up, units begin
+//   tick T UNITS ACTIVE             every --interval-ms
 //   end T UNITS ACTIVE              the run's end (after --seconds)
+// The runtime starts at the common start, as that of programs launched
+// together would, rather than idling until then.
 int run_child(long long start_at_ns, double seconds, long interval_ms) {
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die("prctl(PR_SET_PDEATHSIG): %s", std::strerror(errno));
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    std::uint64_t const expected = tree_serial(unit_depth, 1);
+    std::printf("ready %llu\n", static_cast<unsigned long long>(now_ns()));
+    timespec const at{static_cast<time_t>(start_at_ns / 1000000000), static_cast<long>(start_at_ns % 1000000000)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr) == EINTR) {
+    }
     // The environment (WEFT_WORKERS, WEFT_ADAPT, ...) configures the runtime,
     // as it would any weft program's.
     if (int rc = weft_init(nullptr); rc != 0) die("share child: weft_init failed: %s", std::strerror(rc));
-    std::uint64_t const expected = tree_serial(unit_depth, 1);
     auto unit = [&] {
         std::uint64_t const got = tree_parallel(unit_depth, 1);
         if (got != expected)
@@ -122,31 +131,29 @@ int run_child(long long start_at_ns, double seconds, long interval_ms) {
     unit();  // warm-up: stacks, pages
     weft_stats_t st{};
     check(weft_stats_get(&st), "weft_stats_get");
-    std::printf("ready %llu %d %d %s\n", static_cast<unsigned long long>(now_ns()), st.workers, st.active_workers,
+    std::uint64_t t = now_ns();
+    std::printf("start %llu %d %d %s\n", static_cast<unsigned long long>(t), st.workers, st.active_workers,
                 weft_sched_name());
 
     std::uint64_t const start = static_cast<std::uint64_t>(start_at_ns);
     std::uint64_t const end = start + static_cast<std::uint64_t>(seconds * 1e9);
     std::uint64_t const interval = static_cast<std::uint64_t>(interval_ms) * 1000000ULL;
-    if (std::uint64_t const t = now_ns(); t < start) check(weft_sleep_ns(start - t), "weft_sleep_ns");
     unsigned long long units = 0;
-    auto report = [&](char const* what, std::uint64_t t) {
+    auto report = [&](char const* what) {
         check(weft_stats_get(&st), "weft_stats_get");
         std::printf("%s %llu %llu %d\n", what, static_cast<unsigned long long>(t), units, st.active_workers);
     };
-    std::uint64_t t = now_ns();
-    report("tick", t);
     std::uint64_t next = start + interval;
     while (t < end) {
         unit();
         ++units;
         t = now_ns();
         if (t >= next && t < end) {
-            report("tick", t);
+            report("tick");
             while (next <= t) next += interval;
         }
     }
-    report("end", t);
+    report("end");
     check(weft_finalize(), "weft_finalize");
     return 0;
 }
@@ -164,7 +171,7 @@ struct proc_log {
     int fd = -1;
     std::string pending;  // a partial line
     std::vector<sample> samples;
-    double ready_s = 0;  // when it was ready, relative to the start (negative: in time)
+    double ready_s = 0;  // when it was ready to start, relative to the start (negative: in time)
     int workers = 0;
     std::string sched;
     bool ended = false;
@@ -197,10 +204,12 @@ void parse_line(proc_log& p, std::string const& line, std::uint64_t start_ns) {
         std::sscanf(line.c_str(), "end %llu %llu %d", &t, &units, &a) == 3) {
         p.samples.push_back({rel(t), static_cast<double>(units), a});
         if (line.starts_with("end")) p.ended = true;
-    } else if (std::sscanf(line.c_str(), "ready %llu %d %d %31s", &t, &w, &a, sched) == 4) {
-        p.ready_s = rel(t);
+    } else if (std::sscanf(line.c_str(), "start %llu %d %d %31s", &t, &w, &a, sched) == 4) {
+        p.samples.push_back({rel(t), 0, a});
         p.workers = w;
         p.sched = sched;
+    } else if (std::sscanf(line.c_str(), "ready %llu", &t) == 1) {
+        p.ready_s = rel(t);
     } else {
         die("share: a child process (pid %d) printed an unexpected line: '%s'", static_cast<int>(p.pid),
             line.c_str());
@@ -379,12 +388,11 @@ kill_figures after_kill(run_log const& r, int cpus, double settle) {
     // The latest active count of each survivor, from its last sample at or
     // before the kill, then sample by sample in time order.
     std::vector<int> latest(survivors.size(), 0);
-    std::vector<std::pair<double, std::size_t>> events;
+    std::vector<std::tuple<double, std::size_t, int>> events;  // (time, survivor, active)
     for (std::size_t i = 0; i < survivors.size(); ++i)
-        for (std::size_t j = 0; j < survivors[i]->samples.size(); ++j) {
-            sample const& x = survivors[i]->samples[j];
+        for (sample const& x : survivors[i]->samples) {
             if (x.t_s <= r.kill_s) latest[i] = x.active;
-            else events.push_back({x.t_s, i * 1000000 + j});
+            else events.emplace_back(x.t_s, i, x.active);
         }
     std::sort(events.begin(), events.end());
     auto at_share = [&] {
@@ -394,8 +402,8 @@ kill_figures after_kill(run_log const& r, int cpus, double settle) {
     };
     if (k.recovered && !at_share()) {
         k.recovered = false;
-        for (auto [t, id] : events) {
-            latest[id / 1000000] = survivors[id / 1000000]->samples[id % 1000000].active;
+        for (auto [t, i, active] : events) {
+            latest[i] = active;
             if (at_share()) {
                 k.recovered = true;
                 k.recovery_s = t - r.kill_s;

@@ -70,31 +70,59 @@ def plot_share(records, outdir, plt):
 
     traces = [r for r in records if r.get("trace")]
     if traces:
-        modes = [m for m in (True, False) if any(r["adapt"] == m for r in traces)]
-        counts = sorted({r["processes"] for r in traces})
-        fig, axes = plt.subplots(len(modes), len(counts), figsize=(5 * len(counts), 3.2 * len(modes)), dpi=110,
-                                 squeeze=False)
-        for mi, m in enumerate(modes):
-            for ci, n in enumerate(counts):
-                ax = axes[mi][ci]
-                r = next((r for r in traces if r["adapt"] == m and r["processes"] == n), None)
-                if r is None:
-                    ax.axis("off")
-                    continue
-                for pi, (ts, act) in enumerate(zip(r["t_s"], r["active_workers"])):
-                    label = "killed" if pi == 0 else f"survivor {pi}"
+        out.append(plot_traces(traces, outdir, plt, "active"))
+        out.append(plot_traces(traces, outdir, plt, "rate"))
+    return out
+
+
+def rates(ts, units, span=4):
+    """Units per second over the last `span` reports, at each report from the span-th on."""
+    xs, ys = [], []
+    for i in range(span, len(ts)):
+        if ts[i] > ts[i - span]:
+            xs.append(ts[i])
+            ys.append((units[i] - units[i - span]) / (ts[i] - ts[i - span]))
+    return xs, ys
+
+
+def plot_traces(traces, outdir, plt, what):
+    """One panel per setting and process count: each process's active workers ("active") or units per
+    second ("rate") over the last round's kill run, the kill marked."""
+    modes = [m for m in (True, False) if any(r["adapt"] == m for r in traces)]
+    counts = sorted({r["processes"] for r in traces})
+    fig, axes = plt.subplots(len(modes), len(counts), figsize=(5 * len(counts), 3.2 * len(modes)), dpi=110,
+                             squeeze=False)
+    for mi, m in enumerate(modes):
+        for ci, n in enumerate(counts):
+            ax = axes[mi][ci]
+            r = next((r for r in traces if r["adapt"] == m and r["processes"] == n), None)
+            if r is None:
+                ax.axis("off")
+                continue
+            for pi, (ts, units, act) in enumerate(zip(r["t_s"], r["units"], r["active_workers"])):
+                label = "killed" if pi == 0 else f"survivor {pi}"
+                if what == "active":
                     ax.step(ts, [a + 0.04 * pi for a in act], where="post", label=label, linewidth=1.2)
-                ax.axvline(r["kill_s"], color="black", linestyle="--", linewidth=0.8, label="kill")
-                ax.set_title(f"{ADAPT_STYLE[m][0]}: {n} processes, one killed", fontsize=9)
-                ax.set_xlabel("seconds since the start")
+                else:
+                    xs, ys = rates(ts, units)
+                    ax.plot(xs, ys, label=label, linewidth=1.2)
+            ax.axvline(r["kill_s"], color="black", linestyle="--", linewidth=0.8, label="kill")
+            ax.set_title(f"{ADAPT_STYLE[m][0]}: {n} processes, one killed", fontsize=9)
+            ax.set_xlabel("seconds since the start")
+            if what == "active":
                 ax.set_ylabel("active workers")
                 ax.set_ylim(-0.2, r.get("workers", 2) + 0.5)
-                ax.grid(alpha=0.3)
-                ax.legend(frameon=False, fontsize=7, loc="lower right")
-        fig.tight_layout()
-        name = "share_kill_active.png"
-        fig.savefig(os.path.join(outdir, name))
-        plt.close(fig)
-        out.append((name, "share: each process's active workers over the last round's kill runs (lines offset "
-                          "slightly to stay apart); the survivors should take the killed one's share back"))
-    return out
+            else:
+                ax.set_ylabel("units per second")
+                ax.set_ylim(bottom=0)
+            ax.grid(alpha=0.3)
+            ax.legend(frameon=False, fontsize=7, loc="lower right")
+    fig.tight_layout()
+    name = f"share_kill_{what}.png"
+    fig.savefig(os.path.join(outdir, name))
+    plt.close(fig)
+    if what == "active":
+        return (name, "share: each process's active workers in the last round's kill runs (lines offset slightly "
+                      "to stay apart); the survivors should take the killed one's share back")
+    return (name, "share: each process's units per second (over 4 reports) in the last round's kill runs; after "
+                  "the kill the survivors should together reach one process alone's rate")
