@@ -12,7 +12,7 @@
 //
 // Every process is a child of this executable (`--share-child`): a weft
 // program whose environment sets WEFT_WORKERS (2 by default) and WEFT_ADAPT
-// (unset: the runtime's default, which adapts; or "off"), running a steady
+// (unset: the runtime's default, which adapts; or "off", per --adapt), running a steady
 // stream of checked work units (a fork/join tree of fine-grain threads) until
 // a common start time plus --seconds, and printing to a pipe every
 // --interval-ms its time, the units done and active_workers. Everything runs
@@ -222,19 +222,19 @@ run_log run_processes(settings const& s, int n, bool adapt, bool kill) {
     run_log r;
     r.end_s = kill ? s.kill_after + s.watch : s.seconds;
     std::uint64_t const start_ns = now_ns() + static_cast<std::uint64_t>(start_lead_s * 1e9);
-    std::vector<std::string> const args = {s.exe,       "share",
+    std::vector<std::string> const args = {s.exe,           "share",
                                            "--share-child", "--start-at-ns",
                                            std::to_string(start_ns), "--seconds",
                                            std::to_string(r.end_s), "--interval-ms",
-                                           std::to_string(s.interval_ms)};
+                                           std::to_string(s.interval_ms), "--adapt",
+                                           adapt ? "default" : "off"};
     // Each run's processes share a core budget of their own (WEFT_BUDGET names
     // its shared-memory segment), so that neither other weft programs on the
     // machine nor a slot left by an earlier run's killed process take part;
     // the segment is removed after the run.
     static int runs = 0;
     std::string const budget = "/weft-bench-share-" + std::to_string(getpid()) + "-" + std::to_string(++runs);
-    std::vector<std::string> const env = {"WEFT_WORKERS=" + std::to_string(s.workers),
-                                          adapt ? "WEFT_ADAPT" : "WEFT_ADAPT=off", "WEFT_BUDGET=" + budget};
+    std::vector<std::string> const env = {"WEFT_WORKERS=" + std::to_string(s.workers), "WEFT_BUDGET=" + budget};
     r.procs.resize(static_cast<std::size_t>(n));
     for (proc_log& p : r.procs) {
         piped_child const c = spawn_piped(s.exe, args, env);
@@ -448,6 +448,13 @@ int run(context& ctx) {
     s.workers = static_cast<int>(o.integer("workers"));
     if (o.flag("share-child")) {
         if (!o.given("start-at-ns")) throw usage_error(command + ": --share-child needs --start-at-ns");
+        std::vector<std::string> const adapt = o.list("adapt");
+        if (adapt.size() != 1) throw usage_error(command + ": --share-child takes one --adapt setting");
+        // weft-bench's main() set WEFT_ADAPT=off where it was unset; the
+        // default setting is the runtime's own default, so the child takes
+        // the variable away again before its runtime reads it.
+        if (adapt.front() == "default" ? unsetenv("WEFT_ADAPT") != 0 : setenv("WEFT_ADAPT", "off", 1) != 0)
+            die("share child: setting WEFT_ADAPT: %s", std::strerror(errno));
         return run_child(o.integer("start-at-ns"), s.seconds, s.interval_ms);
     }
     int const rounds = quick && !o.given("rounds") ? 1 : static_cast<int>(o.integer("rounds"));
