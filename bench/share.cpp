@@ -12,7 +12,7 @@
 //
 // Every process is a child of this executable (`--share-child`): a weft
 // program whose environment sets WEFT_WORKERS (2 by default) and WEFT_ADAPT
-// (unset: the runtime's default, which adapts; or "off", per --adapt), running a steady
+// (unset: the runtime's default, which adapts; or "off"), running a steady
 // stream of checked work units (a fork/join tree of fine-grain threads) until
 // a common start time plus --seconds, and printing to a pipe every
 // --interval-ms its time, the units done and active_workers. Everything runs
@@ -35,7 +35,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -474,7 +473,8 @@ int run(context& ctx) {
             counts.push_back(static_cast<int>(v));
     }
     std::vector<bool> modes;
-    for (std::string const& m : o.list("adapt")) modes.push_back(m == "default");
+    for (std::string const& m : o.list("adapt"))
+        if (std::find(modes.begin(), modes.end(), m == "default") == modes.end()) modes.push_back(m == "default");
 
     std::vector<std::string> warnings;
     int const machine_cpus = static_cast<int>(allowed_cpus().size());
