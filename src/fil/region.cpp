@@ -182,27 +182,39 @@ void* server_main(void* arg) {
     return nullptr;
 }
 
-// Step 2: one pinned, detached server per worker but `skip`.
-int launch_servers(region* r, int skip) {
-    worker* w = current_worker();
-    weft_attr_t attr;
-    (void)weft_attr_init(&attr);
-    attr.detach_state = WEFT_CREATE_DETACHED;
-    attr.name = "weft-fil-server";
-    int launched = 0;
+// Step 2: one pinned, detached server per worker but `skip` and the dropped
+// ones (core/active.hpp: a server would wake a dropped worker only to sit the
+// region out; an iterative region launches it when the worker is taken back,
+// launch_returning). *skipped: how many were dropped.
+int launch_servers(region* r, int skip, int* skipped) {
+    *skipped = 0;
     for (int i = 0; i < r->nparts; ++i) {
         if (i == skip) continue;
-        ult* u = nullptr;
-        if (int rc = create_ult(w, &attr, &server_main, r, 0, nullptr, &u); rc != 0) return rc;
-        u->pinned_worker = i;
-        r->refs.fetch_add(1, memory_order_relaxed);
-        ++launched;
-        launch_ult(w, u);
+        if (on_dropped_worker(&r->parts[i])) {
+            ++*skipped;
+            continue;
+        }
+        if (int rc = launch_server(r, i); rc != 0) return rc;
     }
     return 0;
 }
 
 }  // namespace
+
+int launch_server(region* r, int i) {
+    worker* w = current_worker();
+    weft_attr_t attr;
+    (void)weft_attr_init(&attr);
+    attr.detach_state = WEFT_CREATE_DETACHED;
+    attr.name = "weft-fil-server";
+    ult* u = nullptr;
+    if (int rc = create_ult(w, &attr, &server_main, r, 0, nullptr, &u); rc != 0) return rc;
+    u->pinned_worker = i;
+    r->parts[i].launched.store(true, memory_order_relaxed);
+    r->refs.fetch_add(1, memory_order_relaxed);
+    launch_ult(w, u);
+    return 0;
+}
 
 void drop_region(region* r) { free_region(r); }
 
@@ -272,7 +284,12 @@ int run_region(region* r, void* exc) {
 
     // Step 2. Release (through the inbox lock) of everything set above.
     // (An iterative region may be over already: its after functions said so.)
-    int rc = r->finished.load(memory_order_relaxed) ? 0 : launch_servers(r, mine);
+    int skipped = 0;
+    if (mine >= 0) r->parts[mine].launched.store(true, memory_order_relaxed);
+    int rc = r->finished.load(memory_order_relaxed) ? 0 : launch_servers(r, mine, &skipped);
+    // A fork/join region counted every server as hungry (waiting for work):
+    // not those of dropped workers, which do not come.
+    if (r->kind == region_kind::fork_join && skipped > 0) add_hunger(r, -skipped);
     if (rc != 0) {
         // Servers already launched will find `finished` and leave; the work is
         // still done by those who run (an external caller with no server at all

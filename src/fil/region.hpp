@@ -86,6 +86,8 @@ struct alignas(64) part {
     alignas(64) fj_list list{&hot.queued};
     alignas(64) atomic<int> sleeping{0};  // 1: about to sleep or asleep on sem
     atomic<bool> joined{false};           // its server has started (or it is the caller's)
+    atomic<bool> launched{false};         // its server exists (or it is the caller's); no server
+                                          // is launched for a dropped worker (region.cpp)
     // Iterative regions: its worker is dropped (core/active.hpp) for the sweep
     // being run; set by whoever publishes the sweep (sweep.cpp, with the phase).
     atomic<bool> away{false};
@@ -174,6 +176,10 @@ part* self_checked();
 int run_region(region* r, void* exc);
 region* new_region(region_kind k);  // null: out of memory
 void drop_region(region* r);        // before run_region, when setup failed
+
+// Launches the pinned server of participant i (a worker taken back while an
+// iterative region runs: sweep.cpp). Returns 0 or create_ult's error.
+int launch_server(region* r, int i);
 
 // Records e as the region's failure if it is the first.
 void fail(region* r, std::exception_ptr e);

@@ -95,6 +95,18 @@ void wake_sweep(region* r) {
     (void)weft_sem_post(&r->external_done);
 }
 
+// A worker taken back after the region started has no server in it (none is
+// launched for a dropped worker): launch it now, so that it takes part from
+// the next sweep it sees. Without a server (no stack or handle left), the
+// worker only misses this region.
+void launch_returning(region* r) {
+    for (int i = 0; i < r->nparts; ++i) {
+        part* q = &r->parts[i];
+        if (q->away.load(memory_order_relaxed) || q->launched.load(memory_order_relaxed)) continue;
+        (void)launch_server(r, i);
+    }
+}
+
 void finish(region* r) {
     r->it->done.store(true, memory_order_seq_cst);
     r->finished.store(true, memory_order_release);
@@ -114,6 +126,7 @@ void advance(part* p, std::uint64_t k, int s) {
     mark_away(r);
     st->phase.store(make_phase(k + 1, n), memory_order_release);
     wake_sweep(r);
+    launch_returning(r);
 }
 
 void count_path(counters& c, int path) {

@@ -157,15 +157,16 @@ TEST_P(AdaptDropped, threads_run_only_on_the_active_workers_and_all_of_them_fini
     EXPECT_EQ(weft::fork_join([] { return wt::fib_join(20); }), wt::fib_serial(20));
 }
 
-TEST_P(AdaptDropped, a_pinned_thread_still_runs_on_its_dropped_worker) {
-    // A filament region's servers are pinned to their workers: a region
-    // started while workers are dropped must still end (their servers run,
-    // sit the sweeps out, and leave).
+TEST_P(AdaptDropped, regions_launch_no_server_for_a_dropped_worker_until_it_is_taken_back) {
     weft_config_t c = adapt_off(3, GetParam());
     ASSERT_EQ(weft_init(&c), 0);
     ASSERT_EQ(weft_adapt_set_active(1), 0);
     wait_until_dormant(2);
-    for (int round = 0; round < 20; ++round) {
+    weft_stats_t s;
+    // A pool set run entirely with both other workers dropped: no server is
+    // launched for them (they stay asleep), and every pool runs on worker 0.
+    for (int round = 0; round < 5; ++round) {
+        ASSERT_EQ(weft_stats_reset(), 0);
         int sweeps = 0;
         std::vector<int> cnt(30, 0);
         weft::pool_set ps([&](int i, int) { ++cnt[i]; },
@@ -174,7 +175,26 @@ TEST_P(AdaptDropped, a_pinned_thread_still_runs_on_its_dropped_worker) {
         for (int i = 0; i < 30; ++i) pools[static_cast<std::size_t>(i) % pools.size()].add(i);
         weft::run(ps);
         for (int v : cnt) ASSERT_EQ(v, 5);
+        ASSERT_EQ(weft_stats_get(&s), 0);
+        EXPECT_EQ(s.threads_created, 0u) << "round " << round;
     }
+    // Taken back between two sweeps (by the after function, the serial point
+    // where ASAT changes the count): their servers are launched then, and the
+    // region goes on with them.
+    ASSERT_EQ(weft_stats_reset(), 0);
+    int sweeps = 0;
+    std::vector<int> cnt(30, 0);
+    weft::pool_set ps([&](int i, int) { ++cnt[i]; },
+                      [&] {
+                          if (++sweeps == 3) EXPECT_EQ(weft_adapt_set_active(3), 0);
+                          return sweeps == 50 ? weft::next::done : weft::next::continue_;
+                      });
+    auto pools = ps.add_pools();
+    for (int i = 0; i < 30; ++i) pools[static_cast<std::size_t>(i) % pools.size()].add(i);
+    weft::run(ps);
+    for (int v : cnt) ASSERT_EQ(v, 50);
+    ASSERT_EQ(weft_stats_get(&s), 0);
+    EXPECT_EQ(s.threads_created, 2u);
 }
 
 INSTANTIATE_TEST_SUITE_P(All, AdaptDropped, ::testing::Values("fifo", "lifo", "dfs", "ws"),
