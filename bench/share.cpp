@@ -23,8 +23,9 @@
 // more. Figures: throughput_ratio (all processes' units per second over one
 // process's alone, same round, same setting), min_share (the smallest
 // process's fraction of all units), recovery_s (from the kill until the
-// survivors hold their share of active workers again); medians over rounds,
-// with the spread; and the target row.
+// survivors hold their share of active workers again) and budget_recovery_s
+// (until the core budget counts the killed process out); medians over
+// rounds, with the spread; and the target row.
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -104,10 +105,13 @@ std::uint64_t tree_serial(int depth, std::uint64_t pos) {
 
 // The child's lines on its stdout (a pipe to the parent), all times in
 // nanoseconds of CLOCK_MONOTONIC, which every process of the machine shares:
-//   ready T                         started, waiting for the common start
-//   start T WORKERS ACTIVE SCHED    runtime started and warmed up, units begin
-//   tick T UNITS ACTIVE             every --interval-ms
-//   end T UNITS ACTIVE              the run's end (after --seconds)
+//   ready T                                   started, waiting for the common start
+//   start T WORKERS SCHED ACTIVE SHARE MEMBERS runtime started and warmed up, units begin
+//   tick T UNITS ACTIVE SHARE MEMBERS          every --interval-ms
+//   end T UNITS ACTIVE SHARE MEMBERS           the run's end (after --seconds)
+// ACTIVE is weft_stats_t.active_workers; SHARE and MEMBERS are the process's
+// share of the core budget and the processes in it at the controller's last
+// reading (weft_adapt_get; 0 and 0 without a budget).
 // The runtime starts at the common start, as that of programs launched
 // together would, rather than idling until then.
 int run_child(long long start_at_ns, double seconds, long interval_ms) {
@@ -129,10 +133,12 @@ int run_child(long long start_at_ns, double seconds, long interval_ms) {
     };
     unit();  // warm-up: stacks, pages
     weft_stats_t st{};
+    weft_adapt_info_t ad{};
     check(weft_stats_get(&st), "weft_stats_get");
+    check(weft_adapt_get(&ad), "weft_adapt_get");
     std::uint64_t t = now_ns();
-    std::printf("start %llu %d %d %s\n", static_cast<unsigned long long>(t), st.workers, st.active_workers,
-                weft_sched_name());
+    std::printf("start %llu %d %s %d %d %d\n", static_cast<unsigned long long>(t), st.workers, weft_sched_name(),
+                st.active_workers, ad.budget_share, ad.budget_members);
 
     std::uint64_t const start = static_cast<std::uint64_t>(start_at_ns);
     std::uint64_t const end = start + static_cast<std::uint64_t>(seconds * 1e9);
@@ -140,7 +146,9 @@ int run_child(long long start_at_ns, double seconds, long interval_ms) {
     unsigned long long units = 0;
     auto report = [&](char const* what) {
         check(weft_stats_get(&st), "weft_stats_get");
-        std::printf("%s %llu %llu %d\n", what, static_cast<unsigned long long>(t), units, st.active_workers);
+        check(weft_adapt_get(&ad), "weft_adapt_get");
+        std::printf("%s %llu %llu %d %d %d\n", what, static_cast<unsigned long long>(t), units, st.active_workers,
+                    ad.budget_share, ad.budget_members);
     };
     std::uint64_t next = start + interval;
     while (t < end) {
@@ -163,6 +171,8 @@ struct sample {
     double t_s;  // since the run's common start
     double units;
     int active;
+    int share;    // of the core budget; 0: no budget
+    int members;  // processes in the budget
 };
 
 struct proc_log {
@@ -197,14 +207,14 @@ struct settings {
 void parse_line(proc_log& p, std::string const& line, std::uint64_t start_ns) {
     auto rel = [&](unsigned long long t) { return (static_cast<double>(t) - static_cast<double>(start_ns)) * 1e-9; };
     unsigned long long t = 0, units = 0;
-    int a = 0, w = 0;
+    int a = 0, w = 0, share = 0, members = 0;
     char sched[32] = {};
-    if (std::sscanf(line.c_str(), "tick %llu %llu %d", &t, &units, &a) == 3 ||
-        std::sscanf(line.c_str(), "end %llu %llu %d", &t, &units, &a) == 3) {
-        p.samples.push_back({rel(t), static_cast<double>(units), a});
+    if (std::sscanf(line.c_str(), "tick %llu %llu %d %d %d", &t, &units, &a, &share, &members) == 5 ||
+        std::sscanf(line.c_str(), "end %llu %llu %d %d %d", &t, &units, &a, &share, &members) == 5) {
+        p.samples.push_back({rel(t), static_cast<double>(units), a, share, members});
         if (line.starts_with("end")) p.ended = true;
-    } else if (std::sscanf(line.c_str(), "start %llu %d %d %31s", &t, &w, &a, sched) == 4) {
-        p.samples.push_back({rel(t), 0, a});
+    } else if (std::sscanf(line.c_str(), "start %llu %d %31s %d %d %d", &t, &w, sched, &a, &share, &members) == 6) {
+        p.samples.push_back({rel(t), 0, a, share, members});
         p.workers = w;
         p.sched = sched;
     } else if (std::sscanf(line.c_str(), "ready %llu", &t) == 1) {
@@ -357,6 +367,10 @@ struct kill_figures {
     double recovery_s = 0;     // when recovered
     std::vector<int> shares;   // each survivor's active workers at the end
     double survivors_units_per_s = 0;
+    bool budget = false;           // the survivors report a core budget
+    bool budget_recovered = false;
+    double budget_recovery_s = 0;  // when budget_recovered
+    std::vector<int> budget_shares;  // each survivor's budget share at the end
 };
 
 // The survivors' share is what each holds over the last quarter of the
@@ -412,6 +426,36 @@ kill_figures after_kill(run_log const& r, int cpus, double settle) {
     }
     double const from = std::min(r.kill_s + settle, tail);
     k.survivors_units_per_s = over_window(survivors, from, r.end_s).units_per_s;
+
+    // The budget's part: from the kill until every survivor's controller
+    // counts only the survivors in the budget (the killed process's slot
+    // reclaimed, its share divided among them).
+    for (proc_log const* p : survivors) {
+        k.budget_shares.push_back(p->samples.back().share);
+        k.budget = k.budget || p->samples.back().share > 0;
+    }
+    if (k.budget) {
+        std::vector<int> members(survivors.size(), 0);
+        std::vector<std::tuple<double, std::size_t, int>> counts;  // (time, survivor, members)
+        for (std::size_t i = 0; i < survivors.size(); ++i)
+            for (sample const& x : survivors[i]->samples) {
+                if (x.t_s <= r.kill_s) members[i] = x.members;
+                else counts.emplace_back(x.t_s, i, x.members);
+            }
+        std::sort(counts.begin(), counts.end());
+        auto counted_out = [&] {
+            return std::all_of(members.begin(), members.end(),
+                               [&](int m) { return m == static_cast<int>(survivors.size()); });
+        };
+        for (auto [t, i, m] : counts) {
+            members[i] = m;
+            if (counted_out()) {
+                k.budget_recovered = true;
+                k.budget_recovery_s = t - r.kill_s;
+                break;
+            }
+        }
+    }
     return k;
 }
 
@@ -423,9 +467,10 @@ struct cell {
     std::string run;  // "alone", "together", "kill"
     int processes;
     std::vector<double> units_per_s{}, throughput_ratio{}, min_share{}, active_total{};  // alone, together
-    std::vector<double> recovery_s{}, survivor_ratio{};                                  // kill
-    int rounds = 0, recovered_rounds = 0;
-    std::vector<int> last_shares{};
+    std::vector<double> recovery_s{}, survivor_ratio{}, budget_recovery_s{};             // kill
+    int rounds = 0, recovered_rounds = 0, budget_recovered_rounds = 0;
+    bool budget = false;
+    std::vector<int> last_shares{}, last_budget_shares{};
     run_log last{};  // the last round's run, for the trace
 };
 
@@ -528,6 +573,9 @@ int run(context& ctx) {
                     if (k.recovered) c.recovery_s.push_back(k.recovery_s), ++c.recovered_rounds;
                     c.survivor_ratio.push_back(alone > 0 ? k.survivors_units_per_s / alone : 0);
                     c.last_shares = k.shares;
+                    c.budget = c.budget || k.budget;
+                    if (k.budget_recovered) c.budget_recovery_s.push_back(k.budget_recovery_s), ++c.budget_recovered_rounds;
+                    c.last_budget_shares = k.budget_shares;
                 } else {
                     window_figures const f = over_window(all, s.settle, s.seconds);
                     if (c.run == "alone") alone = f.units_per_s;
@@ -565,7 +613,7 @@ int run(context& ctx) {
         ctx.emit(rec);
     };
     table t({"WEFT_ADAPT", "run", "processes", "units/s", "vs alone", "min share", "active", "recovery s",
-             "survivors' workers"});
+             "survivors' workers", "budget s (shares)"});
     for (std::size_t i = 0; i < cells.size(); ++i) {
         cell const& c = cells[i];
         if (i > 0 && c.adapt != cells[i - 1].adapt) t.add_separator();
@@ -580,12 +628,27 @@ int run(context& ctx) {
             else rec.add_summary("recovery_s", summarize(c.recovery_s));
             rec.add("recovered_rounds", c.recovered_rounds);
             rec.add_summary("survivor_throughput_ratio", summarize(c.survivor_ratio));
+            rec.add("budget", c.budget);
+            std::string budget_text = "-";
+            if (c.budget) {
+                std::string bshares;
+                for (std::size_t j = 0; j < c.last_budget_shares.size(); ++j)
+                    bshares += (j ? "," : "") + std::to_string(c.last_budget_shares[j]);
+                rec.add_raw("survivor_budget_share", "[" + bshares + "]");
+                if (c.budget_recovery_s.empty()) rec.add_null("budget_recovery_s");
+                else rec.add_summary("budget_recovery_s", summarize(c.budget_recovery_s));
+                rec.add("budget_recovered_rounds", c.budget_recovered_rounds);
+                budget_text = c.budget_recovery_s.empty() ? "never" : fmt(summarize(c.budget_recovery_s).median, 2);
+                if (c.budget_recovered_rounds < c.rounds)
+                    budget_text += " (" + std::to_string(c.budget_recovered_rounds) + "/" + std::to_string(c.rounds) + ")";
+                budget_text += " (" + bshares + ")";
+            }
             std::string rec_text = c.recovery_s.empty() ? "never" : fmt(summarize(c.recovery_s).median, 2);
             if (c.recovered_rounds < c.rounds)
                 rec_text += " (" + std::to_string(c.recovered_rounds) + "/" + std::to_string(c.rounds) + ")";
             std::string const vs = fmt(summarize(c.survivor_ratio).median, 2) + " after";
             t.add_row({adapt_name(c.adapt), "kill 1 of", std::to_string(c.processes), "-", vs, "-", "-", rec_text,
-                       shares});
+                       shares, budget_text});
         } else {
             summary const u = summarize(c.units_per_s), tr = summarize(c.throughput_ratio);
             summary const ms = summarize(c.min_share), act = summarize(c.active_total);
@@ -593,11 +656,12 @@ int run(context& ctx) {
             rec.add_summary("min_share", ms).add_summary("active_workers_total", act);
             t.add_row({adapt_name(c.adapt), c.run, std::to_string(c.processes), fmt_sig(u.median),
                        fmt(tr.median, 3) + " ±" + fmt_pct(tr.spread), fmt(ms.median, 3), fmt(act.median, 2), "-",
-                       "-"});
+                       "-", "-"});
         }
         finish(rec);
     }
-    // The last round's kill runs, sample by sample: t, units and active per process.
+    // The last round's kill runs, sample by sample: t, units, active workers,
+    // budget share and members per process.
     for (cell const& c : cells) {
         if (c.run != "kill") continue;
         json_object rec = base(c);
@@ -620,6 +684,8 @@ int run(context& ctx) {
         std::string const units = arrays([](sample const& x) { return x.units; });
         std::string const active = arrays([](sample const& x) { return static_cast<double>(x.active); });
         rec.add_raw("t_s", t_s).add_raw("units", units).add_raw("active_workers", active);
+        rec.add_raw("budget_share", arrays([](sample const& x) { return static_cast<double>(x.share); }));
+        rec.add_raw("budget_members", arrays([](sample const& x) { return static_cast<double>(x.members); }));
         finish(rec);
     }
     ctx.print(t, "share: weft processes of WEFT_WORKERS=" + std::to_string(s.workers) + " on " +
@@ -673,7 +739,8 @@ registrar const reg{experiment{
                "(the others run --watch s more). Figures: throughput_ratio (all units per second over one alone,\n"
                "same round and setting, from --settle to the end), min_share (the smallest process's fraction of\n"
                "the units), recovery_s (from the kill until every survivor holds its share of active workers,\n"
-               "read from the end of its log); medians over rounds with the spread. Target: 2 processes >= 0.95\n"
+               "read from the end of its log), budget_recovery_s (until the core budget counts the killed one\n"
+               "out); medians over rounds with the spread. Target: 2 processes >= 0.95\n"
                "of one alone, each >= 0.425 of the units, survivors back within 2 s. See docs/bench.md.",
     .options = {{.name = "seconds", .kind = opt_kind::number, .metavar = "S", .default_value = "4",
                  .help = "length of the alone and together runs (--quick: 0.8)", .min = 0.1, .max = 3600},

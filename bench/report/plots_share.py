@@ -99,10 +99,14 @@ def plot_traces(traces, outdir, plt, what):
             if r is None:
                 ax.axis("off")
                 continue
-            for pi, (ts, units, act) in enumerate(zip(r["t_s"], r["units"], r["active_workers"])):
+            shares = r.get("budget_share") or [[] for _ in r["t_s"]]
+            for pi, (ts, units, act, share) in enumerate(zip(r["t_s"], r["units"], r["active_workers"], shares)):
                 label = "killed" if pi == 0 else f"survivor {pi}"
                 if what == "active":
-                    ax.step(ts, [a + 0.04 * pi for a in act], where="post", label=label, linewidth=1.2)
+                    line = ax.step(ts, [a + 0.04 * pi for a in act], where="post", label=label, linewidth=1.2)[0]
+                    if any(share):
+                        ax.step(ts, [b + 0.04 * pi for b in share], where="post", linestyle=":", linewidth=1.2,
+                                color=line.get_color(), label=f"{label}: budget share")
                 else:
                     xs, ys = rates(ts, units)
                     ax.plot(xs, ys, label=label, linewidth=1.2)
@@ -122,7 +126,8 @@ def plot_traces(traces, outdir, plt, what):
     fig.savefig(os.path.join(outdir, name))
     plt.close(fig)
     if what == "active":
-        return (name, "share: each process's active workers in the last round's kill runs (lines offset slightly "
-                      "to stay apart); the survivors should take the killed one's share back")
+        return (name, "share: each process's active workers (solid) and core budget share (dotted, with a budget) "
+                      "in the last round's kill runs, lines offset slightly to stay apart; the survivors should take "
+                      "the killed one's share back")
     return (name, "share: each process's units per second (over 4 reports) in the last round's kill runs; after "
                   "the kill the survivors should together reach one process alone's rate")
