@@ -236,6 +236,11 @@ part* self_checked() {
 
 int run_region(region* r, void* exc) {
     worker* w = current_worker();
+    // A caller on a dropped worker (core/active.hpp) moves to an active one
+    // first: pinned there for the region, it would keep the dropped worker
+    // running (its participant sitting out) while the active ones do the work.
+    while (w != nullptr && w->dropped.load(memory_order_relaxed) && w->current->pinned_worker < 0)
+        w = yield(w);
     ult* me = w != nullptr ? w->current : nullptr;
     int mine = w != nullptr ? w->index : -1;
     r->root = mine >= 0 ? mine : 0;

@@ -197,6 +197,37 @@ TEST_P(AdaptDropped, regions_launch_no_server_for_a_dropped_worker_until_it_is_t
     EXPECT_EQ(s.threads_created, 2u);
 }
 
+TEST_P(AdaptDropped, a_region_started_on_a_dropped_worker_runs_from_an_active_one) {
+    // ASAT's program: a serial part, then a parallel loop. If the worker that
+    // runs the serial part has been dropped, the loop's caller moves to an
+    // active worker when it starts the loop, instead of keeping the dropped
+    // worker busy as a participant that sits every sweep out.
+    weft_config_t c = adapt_off(2, GetParam());
+    ASSERT_EQ(weft_init(&c), 0);
+    int after = -2, off_worker_0 = 0;
+    weft::thread t([&] {
+        // Onto worker 1 (the core's own way of moving a thread), then unpinned.
+        weft::detail::worker* w = weft::detail::current_worker();
+        w->current->pinned_worker = 1;
+        w = weft::detail::migrate(w);
+        w->current->pinned_worker = -1;
+        ASSERT_EQ(weft_worker_id(), 1);
+        ASSERT_EQ(weft_adapt_set_active(1), 0);  // this very worker is dropped
+        std::vector<int> hits(500, 0);
+        std::atomic<int> off{0};
+        weft::parallel_for(0, 500, [&](int i) {
+            ++hits[i];
+            if (weft_worker_id() != 0) off.fetch_add(1);
+        });
+        after = weft_worker_id();
+        off_worker_0 = off.load();
+        for (int h : hits) EXPECT_EQ(h, 1);
+    });
+    t.join();
+    EXPECT_EQ(after, 0);
+    EXPECT_EQ(off_worker_0, 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(All, AdaptDropped, ::testing::Values("fifo", "lifo", "dfs", "ws"),
                          [](const auto& info) { return std::string(info.param); });
 
