@@ -373,7 +373,8 @@ program_run run_program(run_params const& p, mode const& m, std::uint64_t comp_i
         env = {"OMP_DYNAMIC=true", "OMP_NUM_THREADS=" + std::to_string(p.workers)};
     // ASAT tests once per interval and drops after two bad tests: the paper's
     // 1 s interval suits its runs of minutes; these runs last seconds, so the
-    // interval is scaled down with them (--asat-interval-ms).
+    // interval is scaled down with them (--asat-interval-ms, 100 ms: as often
+    // as the schedstat probe reads).
     if (m.adapt != nullptr && std::string(m.adapt) == "asat")
         env.push_back("WEFT_ADAPT_INTERVAL=" + std::to_string(p.asat_interval_ms));
     piped_child const child = spawn_piped(p.exe,
@@ -699,7 +700,7 @@ registrar const reg{experiment{
                 {.name = "seconds", .kind = opt_kind::number, .metavar = "S", .default_value = "2",
                  .help = "size the run so that fts alone takes about S seconds (from a probe run)", .min = 0.01,
                  .max = 3600},
-                {.name = "asat-interval-ms", .kind = opt_kind::integer, .metavar = "MS", .default_value = "200",
+                {.name = "asat-interval-ms", .kind = opt_kind::integer, .metavar = "MS", .default_value = "100",
                  .help = "WEFT_ADAPT_INTERVAL of the asat mode (the paper's 1000 suits runs of minutes)", .min = 10,
                  .max = 60000},
                 {.name = "steps", .kind = opt_kind::integer, .metavar = "N",

@@ -6,9 +6,10 @@
 // the next scheduling point of what it runs otherwise; a dropped worker is
 // woken for it). The threads pass a spinning barrier 1 + R times
 // (tun::adapt_barrier_rounds): the first pass only gathers them, since they
-// arrive whenever their workers get to them; each of the R measured passes
-// is timed from the first thread in to the last thread out, and the test's
-// transit is the longest. While every thread has a CPU, a pass takes
+// arrive whenever their workers get to them; before each of the R measured
+// passes every thread works for tun::adapt_pass_work_ns, as a parallel loop
+// would; each measured pass is timed from the first thread in to the last
+// thread out, and the test's transit is the longest. While every thread has a CPU, a pass takes
 // microseconds; when one has lost its CPU to another program, it takes the
 // rest of a time slice. A test that has not finished after
 // tun::adapt_test_timeout_ns is bad: its threads give up and leave.
@@ -62,6 +63,10 @@ void drop_ref(barrier_test* t) {
 void* test_thread(void* arg) {
     auto* t = static_cast<barrier_test*>(arg);
     for (int p = 0; p < passes && !t->timed_out.load(memory_order_relaxed); ++p) {
+        if (p > 0) {  // the work before the barrier (tunables.hpp: adapt_pass_work_ns)
+            std::int64_t until = monotonic_ns() + tun::adapt_pass_work_ns;
+            while (monotonic_ns() < until) cpu_relax();
+        }
         std::int64_t in = monotonic_ns();
         std::int64_t seen = t->first_in[p].load(memory_order_relaxed);
         while (in < seen && !t->first_in[p].compare_exchange_weak(seen, in, memory_order_relaxed)) {

@@ -253,8 +253,14 @@ inline constexpr std::int64_t adapt_bad_transit_ns = 1'000'000;
 // A barrier test that has not completed after this long is bad (a worker busy
 // in a thread with no scheduling point, or off its CPU for longer).
 inline constexpr std::int64_t adapt_test_timeout_ns = 50'000'000;
-// Measured rounds of the barrier (after one round that gathers the workers).
-inline constexpr int adapt_barrier_rounds = 2;
+// Measured passes of the barrier (after one that gathers the workers), and
+// the work each thread does before each of them, as in the paper's program
+// (a parallel loop, then the barrier). Passes right after the gathering alone
+// would find every thread on a CPU: it has just waited for the last one. The
+// work leaves the kernel time to take a CPU from one of them, as it does from
+// a parallel loop. 4 x 250 us: 1 ms of each active worker per test.
+inline constexpr int adapt_barrier_rounds = 4;
+inline constexpr std::int64_t adapt_pass_work_ns = 250'000;
 // Bad readings in a row before a worker is dropped, and good ones before one
 // more is tried ("dipping a toe in the water"). Guesses that make a single
 // unlucky reading harmless.

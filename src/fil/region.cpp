@@ -241,6 +241,11 @@ int run_region(region* r, void* exc) {
     // running (its participant sitting out) while the active ones do the work.
     while (w != nullptr && w->dropped.load(memory_order_relaxed) && w->current->pinned_worker < 0)
         w = yield(w);
+    // The start of a region is a scheduling point for what is pinned to this
+    // worker (another region's server, an ASAT barrier test: Severance &
+    // Enbody test between two parallel loops): a caller that runs every sweep
+    // itself would otherwise never let it run.
+    if (w != nullptr && w->inbox.maybe_nonempty() && w->current->pinned_worker < 0) w = yield(w);
     ult* me = w != nullptr ? w->current : nullptr;
     int mine = w != nullptr ? w->index : -1;
     r->root = mine >= 0 ? mine : 0;
