@@ -186,7 +186,9 @@ TEST_P(AdaptDropped, regions_launch_no_server_for_a_dropped_worker_until_it_is_t
     std::vector<int> cnt(30, 0);
     weft::pool_set ps([&](int i, int) { ++cnt[i]; },
                       [&] {
-                          if (++sweeps == 3) EXPECT_EQ(weft_adapt_set_active(3), 0);
+                          if (++sweeps == 3) {
+                              EXPECT_EQ(weft_adapt_set_active(3), 0);
+                          }
                           return sweeps == 50 ? weft::next::done : weft::next::continue_;
                       });
     auto pools = ps.add_pools();
