@@ -3,7 +3,7 @@
 // one addition is the injected latency (WEFT_NET_LATENCY): a message becomes
 // receivable alpha + beta * bytes ns after its send, the cost model of
 // Felten & McNamee, "Improving the performance of message-passing
-// applications by multithreading" (§2), so that a program's overlap of
+// applications by multithreading" (§5: alpha_R + beta_R * length), so that a program's overlap of
 // computation and communication can be studied on one machine. The delay is
 // the message's ready time; a receiver that finds it at the head of the port
 // waits for that time on the core's timers (port.cpp).

@@ -308,7 +308,8 @@ TEST_F(Net, small_buffer_is_emsgsize_and_leaves_the_message) {
     ASSERT_EQ(weft_net_recv(p, big, sizeof big, &st, 0), 0);
     EXPECT_STREQ(big, text);
     // A receiver blocked with a small buffer: the message is queued, not handed over.
-    weft_thread_t r = wt::go([&] { EXPECT_EQ(weft_net_recv(p, small, sizeof small, &st, WEFT_NET_FOREVER), EMSGSIZE); });
+    weft_thread_t r =
+        wt::go([&] { EXPECT_EQ(weft_net_recv(p, small, sizeof small, &st, WEFT_NET_FOREVER), EMSGSIZE); });
     let_others_run();
     ASSERT_EQ(weft_net_send(p, 4, text, sizeof text), 0);
     wt::join(r);
