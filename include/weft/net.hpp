@@ -22,15 +22,17 @@
 
 #include "weft/weft.hpp"
 
+// Port IDs compare as values (at global scope, the C struct's own, so that
+// argument-dependent lookup finds it).
+inline bool operator==(const weft_port_id_t& a, const weft_port_id_t& b) {
+    return a.node == b.node && a.index == b.index && a.gen == b.gen;
+}
+
 namespace weft::net {
 inline namespace v0 {
 
 using port_id = weft_port_id_t;
 using status = weft_net_status_t;
-
-inline bool operator==(const port_id& a, const port_id& b) {
-    return a.node == b.node && a.index == b.index && a.gen == b.gen;
-}
 
 // A job of `nodes` in-process nodes for the object's lifetime.
 class job {
