@@ -777,6 +777,126 @@ WEFT_API int weft_fil_worker_stats_get(int worker, weft_fil_stats_t *out);
 /* Clears the filament counters only. */
 WEFT_API int weft_fil_stats_reset(void);
 
+/* ------------------------------------------------------------------------ */
+/* Message passing: nodes and ports (docs/design/net.md)                     */
+/* ------------------------------------------------------------------------ */
+
+/* A job is N nodes; a node is one address space's share of the job: its own
+ * port table and the weft threads spawned on it. With the in-process
+ * transport ("inproc", the default) all N nodes live in this process and
+ * share the one weft runtime's workers.
+ *
+ * Message-passing calls take a relative timeout in nanoseconds (a receive
+ * with a timeout is written that way far more often than with a deadline):
+ * WEFT_NET_FOREVER waits without limit. */
+#define WEFT_NET_FOREVER (-1)
+
+/* The most ports one weft_net_recv_any may wait on. */
+#define WEFT_NET_RECV_ANY_MAX 64
+
+/* A port's global ID: the node it lives on, its slot in that node's port
+ * table, and the slot's generation. A destroyed port's ID stays invalid when
+ * its slot is reused (the generation differs) until the generation wraps
+ * after 2^32 reuses of that one slot. Copy and compare it as a value. */
+typedef struct weft_port_id {
+    uint32_t node;
+    uint32_t index;
+    uint32_t gen;
+    uint32_t reserved_; /* 0 */
+} weft_port_id_t;
+
+/* Configuration for weft_net_init. A field that is set (non-zero, non-NULL)
+ * wins over its WEFT_* variable, as for weft_config_t (docs/env.md). */
+typedef struct weft_net_config {
+    int nodes;                 /* nodes in the job, 1..1024; 0 = 1 */
+    const char *transport;     /* "inproc" (any case); NULL = WEFT_NET or "inproc" */
+    int64_t latency_alpha_ns;  /* inproc: injected delay of a message to another node,  */
+    int64_t latency_beta_ns;   /* alpha + beta * bytes ns; both 0 = WEFT_NET_LATENCY or none */
+} weft_net_config_t;
+
+/* What a receive returns beside the bytes. */
+typedef struct weft_net_status {
+    weft_port_id_t port; /* the port it came from (weft_net_recv_any: which one) */
+    int32_t tag;         /* the sender's tag */
+    uint32_t source;     /* the sender's node */
+    size_t len;          /* the message's length in bytes (also on EMSGSIZE) */
+    int64_t sent_ns;     /* a message from another node: CLOCK_MONOTONIC time of its send, */
+    int64_t ready_ns;    /* and when it became receivable (sent_ns + the injected delay); */
+                         /* 0 for a message from the same node (it is receivable at once) */
+} weft_net_status_t;
+
+/* Starts a job of cfg->nodes nodes (NULL: every field unset) on the weft
+ * runtime (started from the environment if it is not running). The caller
+ * is on node 0.
+ * Contexts: weft thread or external, the job not started.
+ * Errors: EBUSY a job is running; EINVAL a bad field or WEFT_NET /
+ *         WEFT_NET_LATENCY value (a message naming it and the valid values is
+ *         printed to stderr); ENOMEM. */
+WEFT_API int weft_net_init(const weft_net_config_t *cfg);
+/* Ends the job: drops the messages still buffered and frees every port.
+ * Errors: ENOTCONN no job is running; EBUSY a thread is blocked sending to or
+ *         receiving from a port (nothing is changed).
+ * Undefined: a thread entering a weft_net_* call on a port of this job while
+ * it ends, or after. */
+WEFT_API int weft_net_finalize(void);
+/* The number of nodes of the running job, 0 if none. Contexts: any. */
+WEFT_API int weft_net_num_nodes(void);
+/* The caller's node: the node it was spawned on (weft_net_spawn), inherited
+ * by the threads it creates; 0 for other threads and for external kernel
+ * threads; -1 if no job is running. Contexts: any. */
+WEFT_API int weft_net_self_node(void);
+/* weft_thread_create for a thread on `node` (attr may be NULL).
+ * Errors: ENOTCONN no job; EINVAL node out of range, null t or fn; as
+ *         weft_thread_create. */
+WEFT_API int weft_net_spawn(weft_thread_t *t, int node, const weft_attr_t *attr, void *(*fn)(void *), void *arg);
+
+/* Creates a port on the caller's node that buffers at most max_msgs
+ * messages and at most max_bytes bytes of them (a send blocks while the
+ * next message would pass either bound).
+ * Errors: ENOTCONN no job; EINVAL null id, max_msgs or max_bytes 0;
+ *         ENOSPC the node has 2^20 ports; ENOMEM. */
+WEFT_API int weft_net_port_create(weft_port_id_t *id, size_t max_msgs, size_t max_bytes);
+/* Destroys a port of the caller's node: its buffered messages are dropped,
+ * the threads blocked sending to it or receiving from it return EPIPE, and
+ * its ID is invalid from now on (ENOENT).
+ * Errors: ENOTCONN no job; ENOENT no such port; EPERM the port is on
+ *         another node. */
+WEFT_API int weft_net_port_destroy(weft_port_id_t id);
+
+/* Sends len bytes (buf may be NULL when len is 0) with `tag` to port `to`,
+ * on any node. Returns once the message is copied into the destination
+ * port's buffer (or straight into the buffer of a receiver that waits for
+ * it); blocks the calling thread while that buffer is full. Messages from
+ * one thread to one port are received in the order they were sent; a port
+ * delivers in the order messages entered its buffer.
+ * Contexts: weft thread (blocks only the thread) or external.
+ * Errors: ENOTCONN no job; ENOENT no such port (node, index or generation;
+ *         destroyed); EMSGSIZE len is above the port's max_bytes (it could
+ *         never be buffered); EPIPE the port was destroyed while the sender
+ *         waited for room (the message is not delivered); EINVAL null buf
+ *         with len > 0; ENOMEM. */
+WEFT_API int weft_net_send(weft_port_id_t to, int32_t tag, const void *buf, size_t len);
+/* Receives the oldest message of `port` (a port of the caller's node) into
+ * buf (cap bytes), waiting at most timeout_ns (WEFT_NET_FOREVER: no limit).
+ * st (may be NULL) gets its tag, source, length and times.
+ * Errors: ENOTCONN no job; ENOENT no such port; EPERM the port is on
+ *         another node; ETIMEDOUT nothing arrived in time; EMSGSIZE the
+ *         oldest message is longer than cap: it stays queued, st->len says
+ *         its length; EPIPE the port was destroyed while the caller waited;
+ *         EINVAL null buf with cap > 0. */
+WEFT_API int weft_net_recv(weft_port_id_t port, void *buf, size_t cap, weft_net_status_t *st, int64_t timeout_ns);
+/* weft_net_recv that never blocks. Errors: EAGAIN no message is receivable
+ * now; as weft_net_recv. */
+WEFT_API int weft_net_try_recv(weft_port_id_t port, void *buf, size_t cap, weft_net_status_t *st);
+/* Receives from whichever of ports[0..n-1] (ports of the caller's node) has a
+ * receivable message first; ports earlier in the array are looked at first.
+ * st->port says which port it came from, as it does on an error that names
+ * one port (ENOENT, EPIPE, EMSGSIZE).
+ * Errors: EINVAL n is 0 or above WEFT_NET_RECV_ANY_MAX, null ports or st;
+ *         as weft_net_recv. */
+WEFT_API int weft_net_recv_any(const weft_port_id_t *ports, size_t n, void *buf, size_t cap, weft_net_status_t *st,
+                               int64_t timeout_ns);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -130,6 +130,7 @@ int create_ult(worker* w, const weft_attr_t* attr, void* (*fn)(void*), void* arg
     u->fn = fn;
     u->arg = arg;
     u->id = next_id(rt, w);
+    u->node = (w != nullptr && w->current != nullptr) ? w->current->node : 0;
     u->name[0] = '\0';
     if (attr != nullptr) {
         if (detached) u->join_word.store(join_detached, memory_order_relaxed);

@@ -78,6 +78,9 @@ struct ult {
 
     // --- Identity and entry --------------------------------------------------
     std::uint64_t id = 0;
+    // The message-passing node (src/net) the thread belongs to: its creator's
+    // (create_ult), or the one weft_net_spawn names; 0 outside a job.
+    std::uint32_t node = 0;
     // Its handle (core/handle.hpp); main's and the idle ults' are made by the
     // first weft_thread_self() on them.
     weft_thread_t handle = WEFT_THREAD_NULL;

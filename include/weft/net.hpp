@@ -1,0 +1,149 @@
+// net.hpp — the C++ API of weft's message passing: thin RAII and typed helpers
+// over weft.h's "Message passing" section (docs/design/net.md).
+//
+//   weft::net::job job(2);                              // two in-process nodes
+//   weft::net::port inbox(16, 4096);                    // on the caller's node
+//   weft::net::send(inbox.id(), /*tag=*/1, 42.0);       // any trivially copyable value
+//   double x = weft::net::recv<double>(inbox.id());     // blocks only this thread
+//
+// Failures throw weft::error (code() is the errno value), except the outcomes
+// a caller expects: try_recv and recv_for return an empty optional when no
+// message is there (EAGAIN, ETIMEDOUT).
+#pragma once
+
+#include <cerrno>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+#include "weft/weft.hpp"
+
+// Port IDs compare as values (at global scope, the C struct's own, so that
+// argument-dependent lookup finds it).
+inline bool operator==(const weft_port_id_t& a, const weft_port_id_t& b) {
+    return a.node == b.node && a.index == b.index && a.gen == b.gen;
+}
+
+namespace weft::net {
+inline namespace v0 {
+
+using port_id = weft_port_id_t;
+using status = weft_net_status_t;
+
+// A job of `nodes` in-process nodes for the object's lifetime.
+class job {
+public:
+    explicit job(int nodes, const char* transport = nullptr) {
+        weft_net_config_t cfg{};
+        cfg.nodes = nodes;
+        cfg.transport = transport;
+        weft::detail::check(weft_net_init(&cfg), "weft_net_init");
+    }
+    ~job() { (void)weft_net_finalize(); }
+    job(const job&) = delete;
+    job& operator=(const job&) = delete;
+};
+
+inline int self_node() noexcept { return weft_net_self_node(); }
+inline int num_nodes() noexcept { return weft_net_num_nodes(); }
+
+// A port on the caller's node, destroyed with the object.
+class port {
+public:
+    port(std::size_t max_msgs, std::size_t max_bytes) {
+        weft::detail::check(weft_net_port_create(&id_, max_msgs, max_bytes), "weft_net_port_create");
+    }
+    ~port() {
+        if (owned_) (void)weft_net_port_destroy(id_);
+    }
+    port(port&& o) noexcept : id_(o.id_), owned_(std::exchange(o.owned_, false)) {}
+    port& operator=(port&& o) noexcept {
+        if (this != &o) {
+            if (owned_) (void)weft_net_port_destroy(id_);
+            id_ = o.id_;
+            owned_ = std::exchange(o.owned_, false);
+        }
+        return *this;
+    }
+    port(const port&) = delete;
+    port& operator=(const port&) = delete;
+    const port_id& id() const noexcept { return id_; }
+
+private:
+    port_id id_{};
+    bool owned_ = true;
+};
+
+template <class T>
+concept message_value = std::is_trivially_copyable_v<T>;
+
+// Sends the bytes of v (or of the span's elements).
+template <message_value T>
+void send(const port_id& to, std::int32_t tag, const T& v) {
+    weft::detail::check(weft_net_send(to, tag, &v, sizeof v), "weft_net_send");
+}
+template <message_value T>
+void send(const port_id& to, std::int32_t tag, std::span<const T> s) {
+    weft::detail::check(weft_net_send(to, tag, s.data(), s.size_bytes()), "weft_net_send");
+}
+
+namespace net_detail {
+// A message of T must be exactly sizeof(T) bytes: a longer one stays queued
+// (EMSGSIZE), a shorter one was received and is reported as EBADMSG.
+template <class T>
+T finish(int rc, const status& st, const T& v, const char* what) {
+    weft::detail::check(rc, what);
+    if (st.len != sizeof(T)) throw error(EBADMSG, what);
+    return v;
+}
+}  // namespace net_detail
+
+// Receives one T; st (optional) gets the tag, source and times.
+template <message_value T>
+T recv(const port_id& p, status* st = nullptr) {
+    T v;
+    status s{};
+    int rc = weft_net_recv(p, &v, sizeof v, &s, WEFT_NET_FOREVER);
+    if (st != nullptr) *st = s;
+    return net_detail::finish(rc, s, v, "weft_net_recv");
+}
+
+template <message_value T, class Rep, class Period>
+std::optional<T> recv_for(const port_id& p, std::chrono::duration<Rep, Period> timeout, status* st = nullptr) {
+    T v;
+    status s{};
+    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count();
+    int rc = weft_net_recv(p, &v, sizeof v, &s, ns < 0 ? 0 : ns);
+    if (st != nullptr) *st = s;
+    if (rc == ETIMEDOUT) return std::nullopt;
+    return net_detail::finish(rc, s, v, "weft_net_recv");
+}
+
+template <message_value T>
+std::optional<T> try_recv(const port_id& p, status* st = nullptr) {
+    T v;
+    status s{};
+    int rc = weft_net_try_recv(p, &v, sizeof v, &s);
+    if (st != nullptr) *st = s;
+    if (rc == EAGAIN) return std::nullopt;
+    return net_detail::finish(rc, s, v, "weft_net_try_recv");
+}
+
+// Receives into out; returns the number of elements received. A message
+// whose length is not a whole number of T is reported as EBADMSG (received).
+template <message_value T>
+std::size_t recv(const port_id& p, std::span<T> out, status* st = nullptr) {
+    status s{};
+    int rc = weft_net_recv(p, out.data(), out.size_bytes(), &s, WEFT_NET_FOREVER);
+    if (st != nullptr) *st = s;
+    weft::detail::check(rc, "weft_net_recv");
+    if (s.len % sizeof(T) != 0) throw error(EBADMSG, "weft_net_recv");
+    return s.len / sizeof(T);
+}
+
+}  // namespace v0
+}  // namespace weft::net

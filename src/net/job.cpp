@@ -1,0 +1,132 @@
+// The job: its nodes' port tables and its transport, started by weft_net_init
+// and ended by weft_net_finalize; and the reading of WEFT_NET and
+// WEFT_NET_LATENCY by the rules of core/env.hpp.
+#include "net/job.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <string_view>
+
+#include "core/env.hpp"
+#include "core/runtime.hpp"
+#include "net/port.hpp"
+
+namespace weft::detail::net {
+namespace {
+
+atomic<job*> g_job{nullptr};
+spinlock g_job_lock;  // init and finalize
+
+// core/env.hpp's rule 6.
+void complain(const char* what, std::string_view value, const std::string& valid) {
+    std::fprintf(stderr, "weft: %s='%.*s' is invalid: expected %s\n", what, static_cast<int>(value.size()),
+                 value.data(), valid.c_str());
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        char x = a[i] >= 'A' && a[i] <= 'Z' ? char(a[i] - 'A' + 'a') : a[i];
+        if (x != b[i]) return false;
+    }
+    return true;
+}
+
+std::string transport_valid() { return std::string("one of: ") + transport_names(); }
+
+std::string latency_valid() {
+    return "ALPHA_NS,BETA_NS_PER_BYTE: two integers, alpha at most " + std::to_string(kMaxAlphaNs) +
+           " and beta at most " + std::to_string(kMaxBetaNs) + " (e.g. 2000,1)";
+}
+
+}  // namespace
+
+job* current_job() { return g_job.load(memory_order_acquire); }
+
+int read_net_settings(const weft_net_config_t* cfg, std::uint32_t* nodes, transport_config* out) {
+    int n = cfg != nullptr ? cfg->nodes : 0;
+    if (n < 0 || n > int(kMaxNodes)) {
+        std::fprintf(stderr, "weft: weft_net_config_t.nodes=%d is invalid: expected 1 to %u (0 = 1)\n", n, kMaxNodes);
+        return EINVAL;
+    }
+    *nodes = n == 0 ? 1 : std::uint32_t(n);
+
+    const char* name = cfg != nullptr ? cfg->transport : nullptr;
+    const char* what = "weft_net_config_t.transport";
+    if (name == nullptr) {
+        name = std::getenv("WEFT_NET");
+        what = "WEFT_NET";
+        if (name != nullptr && *name == '\0') name = nullptr;
+    }
+    if (name != nullptr && !iequals(name, "inproc")) {
+        complain(what, name, transport_valid());
+        return EINVAL;
+    }
+    out->name = "inproc";
+
+    std::int64_t alpha = cfg != nullptr ? cfg->latency_alpha_ns : 0;
+    std::int64_t beta = cfg != nullptr ? cfg->latency_beta_ns : 0;
+    if (alpha != 0 || beta != 0) {
+        if (alpha < 0 || alpha > kMaxAlphaNs || beta < 0 || beta > kMaxBetaNs) {
+            std::string v = std::to_string(alpha) + "," + std::to_string(beta);
+            complain("weft_net_config_t.latency_alpha_ns,latency_beta_ns", v, latency_valid());
+            return EINVAL;
+        }
+    } else if (const char* env = std::getenv("WEFT_NET_LATENCY"); env != nullptr && *env != '\0') {
+        std::string_view v(env);
+        std::size_t comma = v.find(',');
+        unsigned long long a = 0, b = 0;
+        if (comma == std::string_view::npos || !parse_count(v.substr(0, comma), kMaxAlphaNs, &a) ||
+            !parse_count(v.substr(comma + 1), kMaxBetaNs, &b)) {
+            complain("WEFT_NET_LATENCY", v, latency_valid());
+            return EINVAL;
+        }
+        alpha = std::int64_t(a);
+        beta = std::int64_t(b);
+    }
+    out->alpha_ns = alpha;
+    out->beta_ns_per_byte = beta;
+    return 0;
+}
+
+}  // namespace weft::detail::net
+
+using namespace weft::detail;
+using namespace weft::detail::net;
+
+extern "C" {
+
+WEFT_API int weft_net_init(const weft_net_config_t* cfg) {
+    ensure_runtime();
+    std::uint32_t nodes = 0;
+    transport_config tc;
+    if (int rc = read_net_settings(cfg, &nodes, &tc); rc != 0) return rc;
+    lock_guard<spinlock> g(g_job_lock);
+    if (g_job.load(memory_order_relaxed) != nullptr) return EBUSY;
+    auto* j = new (std::nothrow) job;
+    if (j == nullptr) return ENOMEM;
+    j->nodes = nodes;
+    j->tables.reset(new (std::nothrow) node_table[nodes]);
+    j->tp = make_transport(tc);
+    if (!j->tables || !j->tp) {
+        delete j;
+        return ENOMEM;
+    }
+    g_job.store(j, memory_order_release);
+    return 0;
+}
+
+WEFT_API int weft_net_finalize(void) {
+    lock_guard<spinlock> g(g_job_lock);
+    job* j = g_job.load(memory_order_relaxed);
+    if (j == nullptr) return ENOTCONN;
+    if (int rc = close_all(*j); rc != 0) return rc;
+    g_job.store(nullptr, memory_order_release);
+    delete j;
+    return 0;
+}
+
+}  // extern "C"

@@ -1,0 +1,523 @@
+// Ports: create, destroy, put (the send side) and receive, with their waits.
+//
+// Every wait here is the core's blocking protocol (core/wait.hpp), the one
+// src/sync's primitives use: link a record under a spinlock, call wait() with
+// that lock (released once the caller is suspended), and a waker unlinks the
+// record under the same lock, releases it, then calls wake(). A deadline is
+// the core's timer (core/timer.hpp), which unlinks and wakes with ETIMEDOUT.
+//
+//   blocked sender    a wait_record in the port's tx wait_list, under the
+//                     port's lock; woken by a receive that frees room (result
+//                     0: it retries) or by destroy (EPIPE).
+//   blocked receiver  an rx_waiter; one rx_link per port it waits on.
+//                     One port: its record's `linked` is guarded by the port's
+//                     lock, which is its wait lock, and a sender may copy a
+//                     message straight into its buffer (the hand-off: one copy,
+//                     no allocation). Several ports: `linked` is guarded by the
+//                     waiter's own selector lock; a sender claims it under that
+//                     lock (lock order: port, then selector), and the waiter
+//                     takes its other links back after it wakes.
+//
+// Lock order: node table -> never held with a port's; port -> selector.
+#include "net/port.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "core/runtime.hpp"
+#include "core/wait.hpp"
+#include "sync/wait_list.hpp"
+
+namespace weft::detail::net {
+
+struct rx_waiter {
+    wait_record rec;
+    std::uint32_t sel_lock = 0;  // several ports: guards rec.linked
+    bool any = false;
+    // One port: the hand-off target, written by the sender that claims it.
+    void* buf = nullptr;
+    std::size_t cap = 0;
+    bool handed = false;
+    weft_net_status_t st{};
+};
+
+struct rx_link {
+    rx_link* next = nullptr;
+    rx_link* prev = nullptr;
+    bool linked = false;  // guarded by the port's lock
+    rx_waiter* w = nullptr;
+    port* p = nullptr;
+};
+
+message* make_message(const msg_header& h, const void* buf, std::size_t len) {
+    void* mem = std::malloc(sizeof(message) + len);
+    if (mem == nullptr) return nullptr;
+    auto* m = new (mem) message;
+    m->h = h;
+    m->len = len;
+    if (len != 0) std::memcpy(m->bytes(), buf, len);
+    return m;
+}
+
+void free_message(message* m) { std::free(m); }
+
+namespace {
+
+port* find(job& j, const weft_port_id_t& id) {
+    if (id.node >= j.nodes) return nullptr;
+    std::uint32_t c = id.index >> kChunkBits;
+    if (c >= kMaxChunks) return nullptr;
+    port* chunk = j.tables[id.node].chunks[c].load(memory_order_acquire);
+    return chunk == nullptr ? nullptr : &chunk[id.index & (kChunkSlots - 1)];
+}
+
+// Under p->lock.
+bool live(const port* p, const weft_port_id_t& id) { return p->open && p->gen == id.gen && id.reserved_ == 0; }
+
+bool ready(const msg_header& h, std::int64_t* now) {
+    if (h.ready_ns == 0) return true;
+    if (*now == 0) *now = monotonic_ns();
+    return h.ready_ns <= *now;
+}
+
+// --- rx list (under the port's lock) -------------------------------------------------
+
+void rx_push(port* p, rx_link* l) {
+    l->next = nullptr;
+    l->prev = p->rx_tail;
+    if (p->rx_tail != nullptr) p->rx_tail->next = l;
+    else p->rx_head = l;
+    p->rx_tail = l;
+    l->linked = true;
+    p->rx_waiting.store(p->rx_waiting.load(memory_order_relaxed) + 1, memory_order_relaxed);
+}
+
+void rx_remove(port* p, rx_link* l) {
+    if (l->prev != nullptr) l->prev->next = l->next;
+    else p->rx_head = l->next;
+    if (l->next != nullptr) l->next->prev = l->prev;
+    else p->rx_tail = l->prev;
+    l->next = l->prev = nullptr;
+    l->linked = false;
+    p->rx_waiting.store(p->rx_waiting.load(memory_order_relaxed) - 1, memory_order_relaxed);
+}
+
+// A one-port receiver's unlink, for the timer (port lock held).
+void unlink_rx_one(wait_record* rec) {
+    auto* l = static_cast<rx_link*>(rec->queue);
+    rx_remove(l->p, l);
+}
+// A several-port receiver's unlink, for the timer (selector lock held): its
+// links are taken back by the receiver itself, under each port's lock.
+void unlink_rx_any(wait_record*) {}
+
+void unlink_tx(wait_record* rec) {
+    auto* p = static_cast<port*>(rec->queue);
+    wait_list(p->tx_head, p->tx_tail).remove(rec);
+}
+
+// Claims the oldest receiver still waiting (port lock held), or null. The
+// claimed receiver is the caller's to wake once the lock is released.
+rx_waiter* claim_receiver(port* p) {
+    while (rx_link* l = p->rx_head) {
+        rx_remove(p, l);
+        rx_waiter* w = l->w;
+        if (!w->any) {
+            w->rec.linked = false;  // guarded by this port's lock
+            return w;
+        }
+        spinlock_ref sel(w->sel_lock);
+        sel.lock();
+        bool mine = w->rec.linked;
+        w->rec.linked = false;
+        sel.unlock();
+        if (mine) return w;  // else it was claimed elsewhere, or timed out: try the next
+    }
+    return nullptr;
+}
+
+void fill_status(weft_net_status_t* st, const weft_port_id_t& id, const msg_header& h, std::size_t len) {
+    st->port = id;
+    st->tag = h.tag;
+    st->source = h.source;
+    st->len = len;
+    st->sent_ns = h.sent_ns;
+    st->ready_ns = h.ready_ns;
+}
+
+// Takes p's oldest message if it is receivable (port lock held, released on
+// every path). 0: received into buf; EMSGSIZE: too long for cap (left queued);
+// EAGAIN: none receivable (lock still held; *next_ready lowered to the
+// head's ready time if there is a head).
+int take_locked(port* p, const weft_port_id_t& id, void* buf, std::size_t cap, weft_net_status_t* st,
+                std::int64_t* now, std::int64_t* next_ready) {
+    message* m = p->head;
+    if (m == nullptr) return EAGAIN;
+    if (!ready(m->h, now)) {
+        if (m->h.ready_ns < *next_ready) *next_ready = m->h.ready_ns;
+        return EAGAIN;
+    }
+    spinlock_ref lk(p->lock);
+    if (m->len > cap) {
+        fill_status(st, id, m->h, m->len);
+        lk.unlock();
+        return EMSGSIZE;
+    }
+    p->head = m->next;
+    if (p->head == nullptr) p->tail = nullptr;
+    --p->count;
+    p->bytes -= m->len;
+    // Room for one more: the oldest blocked sender retries.
+    wait_record* tx = wait_list(p->tx_head, p->tx_tail).pop_front();
+    if (tx != nullptr) tx->result = 0;
+    lk.unlock();
+    if (m->len != 0) std::memcpy(buf, m->bytes(), m->len);
+    fill_status(st, id, m->h, m->len);
+    free_message(m);
+    if (tx != nullptr) wake(tx);
+    return 0;
+}
+
+// Takes back the links of a several-port receiver that is no longer waiting.
+void unlink_all(rx_link* links, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+        port* p = links[i].p;
+        spinlock_ref lk(p->lock);
+        lk.lock();
+        if (links[i].linked) rx_remove(p, &links[i]);
+        lk.unlock();
+    }
+}
+
+int recv_one(port* p, const weft_port_id_t& id, void* buf, std::size_t cap, weft_net_status_t* st,
+             std::int64_t timeout_ns, std::int64_t deadline, bool try_only) {
+    bool destroyed_while_waiting = false;
+    for (;;) {
+        std::int64_t now = 0;
+        std::int64_t next_ready = INT64_MAX;
+        spinlock_ref lk(p->lock);
+        lk.lock();
+        if (!live(p, id)) {
+            lk.unlock();
+            st->port = id;
+            return destroyed_while_waiting ? EPIPE : ENOENT;
+        }
+        int rc = take_locked(p, id, buf, cap, st, &now, &next_ready);
+        if (rc != EAGAIN) return rc;
+        if (try_only || timeout_ns == 0) {
+            lk.unlock();
+            return try_only ? EAGAIN : ETIMEDOUT;
+        }
+        if (deadline != 0) {
+            if (now == 0) now = monotonic_ns();
+            if (now >= deadline) {
+                lk.unlock();
+                return ETIMEDOUT;
+            }
+        }
+        std::int64_t wake_at = deadline == 0 ? next_ready : (next_ready < deadline ? next_ready : deadline);
+        rx_waiter w;
+        w.buf = buf;
+        w.cap = cap;
+        rx_link l;
+        l.w = &w;
+        l.p = p;
+        rx_push(p, &l);
+        w.rec.linked = true;
+        w.rec.queue = &l;
+        w.rec.unlink = &unlink_rx_one;
+        rc = wait(&w.rec, &p->lock, wake_at == INT64_MAX ? 0 : wake_at, "weft_net_recv", p);
+        if (w.handed) {
+            *st = w.st;
+            return 0;
+        }
+        if (rc == EPIPE) destroyed_while_waiting = true;
+        // Woken by a message that needs the queue (too long for a hand-off,
+        // or not yet receivable), by its ready time, or by the deadline: look again.
+    }
+}
+
+int recv_any(port* const* ps, const weft_port_id_t* ids, std::size_t n, void* buf, std::size_t cap,
+             weft_net_status_t* st, std::int64_t timeout_ns, std::int64_t deadline, bool try_only) {
+    bool destroyed_while_waiting = false;
+    for (;;) {
+        std::int64_t now = 0;
+        std::int64_t next_ready = INT64_MAX;
+        // 1. Look at every port, in order.
+        for (std::size_t i = 0; i < n; ++i) {
+            spinlock_ref lk(ps[i]->lock);
+            lk.lock();
+            if (!live(ps[i], ids[i])) {
+                lk.unlock();
+                st->port = ids[i];
+                return destroyed_while_waiting ? EPIPE : ENOENT;
+            }
+            int rc = take_locked(ps[i], ids[i], buf, cap, st, &now, &next_ready);
+            if (rc != EAGAIN) return rc;
+            lk.unlock();
+        }
+        if (try_only || timeout_ns == 0) return try_only ? EAGAIN : ETIMEDOUT;
+        if (deadline != 0) {
+            if (now == 0) now = monotonic_ns();
+            if (now >= deadline) return ETIMEDOUT;
+        }
+        // 2. Announce on every port, looking once more at each under its lock:
+        //    a message that came after step 1 ends the announcement.
+        rx_waiter w;
+        w.any = true;
+        w.rec.linked = true;  // nobody sees w before its first link
+        w.rec.unlink = &unlink_rx_any;
+        rx_link links[WEFT_NET_RECV_ANY_MAX];
+        std::size_t linked = 0;
+        bool look_again = false;
+        for (std::size_t i = 0; i < n && !look_again; ++i) {
+            port* p = ps[i];
+            spinlock_ref lk(p->lock);
+            lk.lock();
+            message* h = p->head;
+            if (!live(p, ids[i]) || (h != nullptr && ready(h->h, &now))) {
+                look_again = true;
+            } else {
+                if (h != nullptr && h->h.ready_ns < next_ready) next_ready = h->h.ready_ns;
+                links[i].w = &w;
+                links[i].p = p;
+                rx_push(p, &links[i]);
+                ++linked;
+            }
+            lk.unlock();
+        }
+        // 3. Block, unless a sender has claimed us already (its wake is on the
+        //    way: wait for it without a lock, as join does) or step 2 found
+        //    something (take the claim back ourselves).
+        spinlock_ref sel(w.sel_lock);
+        sel.lock();
+        if (w.rec.linked && !look_again) {
+            std::int64_t wake_at = deadline == 0 ? next_ready : (next_ready < deadline ? next_ready : deadline);
+            (void)wait(&w.rec, &w.sel_lock, wake_at == INT64_MAX ? 0 : wake_at, "weft_net_recv_any", ps[0]);
+        } else {
+            bool claimed_by_other = !w.rec.linked;
+            w.rec.linked = false;
+            sel.unlock();
+            if (claimed_by_other) (void)wait(&w.rec, nullptr, 0, "weft_net_recv_any", ps[0]);
+        }
+        unlink_all(links, linked);
+        if (w.rec.result == EPIPE) destroyed_while_waiting = true;
+    }
+}
+
+}  // namespace
+
+int port_create(job& j, std::uint32_t self, std::size_t max_msgs, std::size_t max_bytes, weft_port_id_t* out) {
+    node_table& t = j.tables[self];
+    t.lock.lock();
+    port* p = t.free;
+    if (p != nullptr) {
+        t.free = p->next_free;
+    } else {
+        if (t.used == kMaxChunks * kChunkSlots) {
+            t.lock.unlock();
+            return ENOSPC;
+        }
+        std::uint32_t c = t.used >> kChunkBits;
+        port* chunk = t.chunks[c].load(memory_order_relaxed);
+        if (chunk == nullptr) {
+            // Under the node's lock: a new chunk is needed once per 256 ports.
+            chunk = new (std::nothrow) port[kChunkSlots];
+            if (chunk == nullptr) {
+                t.lock.unlock();
+                return ENOMEM;
+            }
+            for (std::uint32_t i = 0; i < kChunkSlots; ++i) {
+                chunk[i].node = self;
+                chunk[i].index = (c << kChunkBits) | i;
+            }
+            t.chunks[c].store(chunk, memory_order_release);  // pairs with find()'s acquire
+        }
+        p = &chunk[t.used & (kChunkSlots - 1)];
+        ++t.used;
+    }
+    t.lock.unlock();
+    spinlock_ref lk(p->lock);
+    lk.lock();
+    p->open = true;
+    p->max_msgs = max_msgs;
+    p->max_bytes = max_bytes;
+    p->count = p->bytes = 0;
+    *out = weft_port_id_t{p->node, p->index, p->gen, 0};
+    lk.unlock();
+    return 0;
+}
+
+int port_destroy(job& j, std::uint32_t self, const weft_port_id_t& id) {
+    port* p = find(j, id);
+    if (p == nullptr) return ENOENT;
+    spinlock_ref lk(p->lock);
+    lk.lock();
+    if (!live(p, id)) {
+        lk.unlock();
+        return ENOENT;
+    }
+    if (id.node != self) {
+        lk.unlock();
+        return EPERM;
+    }
+    p->open = false;
+    ++p->gen;
+    message* msgs = p->head;
+    p->head = p->tail = nullptr;
+    p->count = p->bytes = 0;
+    // Every waiter, chained through wait_record::next once unlinked (read
+    // before its wake: the record dies with its waiter).
+    wait_record* woken = nullptr;
+    wait_list tx(p->tx_head, p->tx_tail);
+    while (wait_record* r = tx.pop_front()) {
+        r->result = EPIPE;
+        r->next = woken;
+        woken = r;
+    }
+    while (rx_waiter* w = claim_receiver(p)) {
+        w->rec.result = EPIPE;
+        w->rec.next = woken;
+        woken = &w->rec;
+    }
+    lk.unlock();
+    while (woken != nullptr) {
+        wait_record* next = woken->next;
+        wake(woken);
+        woken = next;
+    }
+    while (msgs != nullptr) {
+        message* next = msgs->next;
+        free_message(msgs);
+        msgs = next;
+    }
+    node_table& t = j.tables[id.node];
+    t.lock.lock();
+    p->next_free = t.free;
+    t.free = p;
+    t.lock.unlock();
+    return 0;
+}
+
+int port_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, std::size_t len) {
+    port* p = find(j, to);
+    if (p == nullptr) return ENOENT;
+    message* m = nullptr;
+    bool waited = false;
+    for (;;) {
+        // Copy first, outside the lock, unless a receiver seems to wait: then
+        // the copy may go straight into its buffer.
+        if (m == nullptr && p->rx_waiting.load(memory_order_relaxed) == 0) {
+            m = make_message(h, buf, len);
+            if (m == nullptr) return ENOMEM;
+        }
+        spinlock_ref lk(p->lock);
+        lk.lock();
+        if (!live(p, to)) {
+            lk.unlock();
+            free_message(m);
+            return waited ? EPIPE : ENOENT;
+        }
+        if (len > p->max_bytes) {
+            lk.unlock();
+            free_message(m);
+            return EMSGSIZE;
+        }
+        std::int64_t now = 0;
+        rx_link* front = p->rx_head;
+        if (p->count == 0 && front != nullptr && !front->w->any && len <= front->w->cap && ready(h, &now)) {
+            // The hand-off: the oldest receiver waits on this port alone and
+            // nothing is queued before us. Claimed under the lock (so neither
+            // its timer nor another sender can), filled after it.
+            rx_waiter* w = claim_receiver(p);
+            lk.unlock();
+            if (len != 0) std::memcpy(w->buf, m != nullptr ? m->bytes() : buf, len);
+            fill_status(&w->st, to, h, len);
+            w->handed = true;
+            free_message(m);
+            wake(&w->rec);
+            return 0;
+        }
+        if (p->count >= p->max_msgs || p->bytes + len > p->max_bytes) {
+            // Full: wait for a receive to make room. A sender that retries
+            // keeps its place at the front.
+            wait_record rec;
+            wait_list q(p->tx_head, p->tx_tail);
+            if (waited) q.push_front(&rec, p, &unlink_tx);
+            else q.push_back(&rec, p, &unlink_tx);
+            int rc = wait(&rec, &p->lock, 0, "weft_net_send", p);
+            waited = true;
+            if (rc == EPIPE) {
+                free_message(m);
+                return EPIPE;
+            }
+            continue;
+        }
+        if (m == nullptr) {
+            lk.unlock();
+            m = make_message(h, buf, len);
+            if (m == nullptr) return ENOMEM;
+            continue;
+        }
+        if (p->tail != nullptr) p->tail->next = m;
+        else p->head = m;
+        p->tail = m;
+        ++p->count;
+        p->bytes += len;
+        rx_waiter* w = claim_receiver(p);
+        lk.unlock();
+        if (w != nullptr) wake(&w->rec);
+        return 0;
+    }
+}
+
+int port_recv(job& j, std::uint32_t self, const weft_port_id_t* ids, std::size_t n, void* buf, std::size_t cap,
+              weft_net_status_t* st, std::int64_t timeout_ns, bool try_only) {
+    port* ps[WEFT_NET_RECV_ANY_MAX];
+    for (std::size_t i = 0; i < n; ++i) {
+        ps[i] = find(j, ids[i]);
+        if (ps[i] == nullptr || ids[i].node != self) {
+            st->port = ids[i];
+            return ps[i] == nullptr ? ENOENT : EPERM;
+        }
+    }
+    std::int64_t deadline = timeout_ns > 0 ? monotonic_ns() + timeout_ns : 0;
+    if (n == 1) return recv_one(ps[0], ids[0], buf, cap, st, timeout_ns, deadline, try_only);
+    return recv_any(ps, ids, n, buf, cap, st, timeout_ns, deadline, try_only);
+}
+
+int close_all(job& j) {
+    // Refuse while anyone waits: a woken waiter would look at freed tables.
+    for (std::uint32_t n = 0; n < j.nodes; ++n) {
+        node_table& t = j.tables[n];
+        for (std::uint32_t i = 0; i < t.used; ++i) {
+            port* p = &t.chunks[i >> kChunkBits].load(memory_order_acquire)[i & (kChunkSlots - 1)];
+            spinlock_ref lk(p->lock);
+            lk.lock();
+            bool busy = p->rx_head != nullptr || p->tx_head != nullptr;
+            lk.unlock();
+            if (busy) return EBUSY;
+        }
+    }
+    for (std::uint32_t n = 0; n < j.nodes; ++n) {
+        node_table& t = j.tables[n];
+        for (std::uint32_t c = 0; c < kMaxChunks; ++c) {
+            port* chunk = t.chunks[c].load(memory_order_acquire);
+            if (chunk == nullptr) break;
+            for (std::uint32_t i = 0; i < kChunkSlots; ++i) {
+                for (message* m = chunk[i].head; m != nullptr;) {
+                    message* next = m->next;
+                    free_message(m);
+                    m = next;
+                }
+            }
+            delete[] chunk;
+            t.chunks[c].store(nullptr, memory_order_relaxed);
+        }
+    }
+    return 0;
+}
+
+}  // namespace weft::detail::net

@@ -1,0 +1,97 @@
+// weft::detail::net — ports and the per-node port table.
+//
+// Glossary (src/net):
+//   job        the N nodes started by weft_net_init, with their transport.
+//   node       one address space's share of the job: a port table and the
+//              threads spawned on it (ult::node). inproc: all nodes are in
+//              this process, on the one runtime's workers.
+//   port       a bounded FIFO of messages with a global ID (node, index, gen).
+//   slot       a port's storage in its node's table; a destroyed port's slot
+//              is reused with the next generation, so stale IDs miss.
+//   rx waiter  a receiving thread blocked on one port, or on several
+//              (weft_net_recv_any); tx waiter: a sender blocked on a full port.
+//
+// A port's state is guarded by its spinlock; every wait is the core's
+// (core/wait.hpp): the waiter links a record and calls wait() with the port's
+// lock (one port) or its own selector lock (several), and whoever unlinks it
+// under that lock wakes it (docs/design/net.md, "How a thread waits").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "net/message.hpp"
+#include "net/transport.hpp"
+#include "sync/primitives.hpp"
+#include "weft/weft.h"
+
+namespace weft::detail::net {
+
+inline constexpr std::uint32_t kChunkBits = 8;                         // 256 slots per chunk
+inline constexpr std::uint32_t kChunkSlots = 1u << kChunkBits;
+inline constexpr std::uint32_t kMaxChunks = 4096;                      // 2^20 ports per node
+inline constexpr std::uint32_t kMaxNodes = 1024;                       // 32 KiB of chunk pointers each
+
+struct rx_link;
+
+struct alignas(64) port {
+    // --- Guarded by `lock` -----------------------------------------------------
+    std::uint32_t lock = 0;        // spinlock word (spinlock_ref); the one-port rx waiters' wait lock
+    std::uint32_t gen = 0;         // this incarnation's generation (bumped by destroy)
+    bool open = false;
+    std::size_t max_msgs = 0;
+    std::size_t max_bytes = 0;
+    std::size_t count = 0;         // messages buffered
+    std::size_t bytes = 0;         // their bytes
+    message* head = nullptr;       // oldest first
+    message* tail = nullptr;
+    rx_link* rx_head = nullptr;    // blocked receivers, oldest first
+    rx_link* rx_tail = nullptr;
+    void* tx_head = nullptr;       // blocked senders: a wait_list (sync/wait_list.hpp)
+    void* tx_tail = nullptr;
+    // Written under `lock`; read without it by a sender deciding whether to
+    // copy its message before it locks (a hint: the decision is redone under
+    // the lock). Relaxed: nothing is published through it.
+    atomic<std::uint32_t> rx_waiting{0};
+    // --- Fixed once the slot is handed out ---------------------------------------
+    std::uint32_t node = 0;
+    std::uint32_t index = 0;
+    // --- Guarded by the node table's lock ---------------------------------------------
+    port* next_free = nullptr;
+};
+
+struct node_table {
+    spinlock lock;                 // free list and growth
+    port* free = nullptr;
+    std::uint32_t used = 0;        // slots handed out so far
+    // Chunks are allocated on demand and never move or go away before the job
+    // ends, so a sender may look a slot up without a lock (acquire pairs with
+    // the release that published the chunk).
+    std::unique_ptr<atomic<port*>[]> chunks{new atomic<port*>[kMaxChunks]()};
+};
+
+struct job {
+    std::uint32_t nodes = 0;
+    std::unique_ptr<node_table[]> tables;
+    std::unique_ptr<transport> tp;
+};
+
+// The running job, or null.
+job* current_job();
+
+// The C API's operations on `j`; `self` is the caller's node. Errors as
+// include/weft/weft.h documents them.
+[[nodiscard]] int port_create(job& j, std::uint32_t self, std::size_t max_msgs, std::size_t max_bytes,
+                              weft_port_id_t* out);
+[[nodiscard]] int port_destroy(job& j, std::uint32_t self, const weft_port_id_t& id);
+// Puts a message into port `to` (any node of this process): the receiving
+// side of every transport, and the whole of a same-node send.
+[[nodiscard]] int port_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, std::size_t len);
+// try_only: EAGAIN instead of waiting. timeout_ns: WEFT_NET_FOREVER (< 0) or a limit.
+[[nodiscard]] int port_recv(job& j, std::uint32_t self, const weft_port_id_t* ids, std::size_t n, void* buf,
+                            std::size_t cap, weft_net_status_t* st, std::int64_t timeout_ns, bool try_only);
+// EBUSY if a thread waits on any port; else destroys every port and frees the tables.
+[[nodiscard]] int close_all(job& j);
+
+}  // namespace weft::detail::net
