@@ -9,8 +9,8 @@
 # Environment (tests/CMakeLists.txt sets it): WEFT_BIN_DIR; WEFT_MPI_STATUS (on,
 # off-by-option, off-not-found), WEFT_MPIEXEC and WEFT_MPI_FLAVOR (the launcher
 # found with the MPI library, and whose it is).
-# Skipped (exit 77) only when MPI is not installed, or the build was configured
-# with WEFT_WITH_MPI=OFF.
+# Skipped (exit 77) only when MPI is not installed, the build was configured
+# with WEFT_WITH_MPI=OFF, or it is a sanitizer build that left MPI out (AUTO).
 set -euo pipefail
 
 status="${WEFT_MPI_STATUS:-off-not-found}"
@@ -18,6 +18,11 @@ case "$status" in
     on) ;;
     off-by-option)
         echo "skipped: this build was configured with -DWEFT_WITH_MPI=OFF"
+        exit 77
+        ;;
+    off-sanitizer)
+        echo "skipped: a sanitizer build leaves MPI out unless -DWEFT_WITH_MPI=ON (LeakSanitizer reports Open MPI's" \
+             "own allocations)"
         exit 77
         ;;
     *)
