@@ -1,30 +1,89 @@
-// weft-bench msg — message passing between weft threads (src/net,
-// docs/design/net.md).
+// weft-bench msg: message passing between two nodes, one row per operation,
+// transport and message size.
 //
-//   port_roundtrip   ns per round trip of a small message between two weft
-//                    threads on one worker, each blocked in weft_net_recv on
-//                    its own port of the same node: a send, a wake-up and a
-//                    switch each way (the hand-off path: the sender copies
-//                    straight into the waiting receiver's buffer).
-#include <cstdint>
+// An operation is an entry of `ops()` below: a name (what --ops selects), the
+// transport it runs over, whether this build has it, and a function that
+// measures it and emits its rows. Its rows all have the shape
+//     {"experiment":"msg","op":OP,"transport":T,"bytes":B,"latency_ns":..,"bandwidth_mb_s":..}
+// with latency the median over rounds of the half round trip and bandwidth
+// bytes / latency (MB = 10^6 bytes), so that operations over different
+// transports line up by size. Operations:
+//   pingpong (raw_mpi)  MPI_Send / MPI_Recv between two ranks of an MPI job of
+//                       this executable (pingpong.hpp): the baseline that any
+//                       weft transport over MPI is measured against. After its
+//                       size rows, a fit row: alpha and beta of
+//                       latency = alpha + beta * bytes over the sizes up to
+//                       --fit-max-bytes (the costs the PDE model uses).
+//   port_roundtrip (inproc)  two weft threads on one worker, one port each on
+//                       the same node (src/net, docs/design/net.md), each
+//                       blocked in weft_net_recv on its own port: a send, a
+//                       wake-up and a switch each way (the hand-off path: the
+//                       sender copies straight into the waiting receiver's
+//                       buffer). Its latency_ns is the whole round trip, the
+//                       figure the target names; 8-byte messages.
+// Without MPI built in, the MPI operations print why and emit no rows (status 0).
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "harness.hpp"
+#include "mpi_launch.hpp"
+#include "pingpong.hpp"
 #include "weft/weft.h"
 
 namespace weft::bench::msg {
 namespace {
 
-struct pingpong {
+struct op {
+    char const* name;
+    char const* transport;
+    bool (*built)();
+    std::string (*not_built)();
+    void (*run)(context& ctx);
+};
+
+void emit_size_row(context& ctx, table& t, char const* op_name, char const* transport, std::size_t bytes,
+                   summary const& lat_ns) {
+    double const bw = lat_ns.median > 0 ? static_cast<double>(bytes) / lat_ns.median * 1e3 : 0;  // B/ns = 10^3 MB/s
+    json_object rec = ctx.record();
+    rec.add("op", op_name).add("transport", transport).add("bytes", static_cast<unsigned long long>(bytes));
+    rec.add("latency_ns", lat_ns.median).add("latency_ns_spread", lat_ns.spread).add("bandwidth_mb_s", bw);
+    rec.add("rounds", static_cast<unsigned long long>(lat_ns.n));
+    ctx.emit(rec);
+    t.add_row({op_name, transport, fmt_sig(static_cast<double>(bytes)), fmt(lat_ns.median, 1), fmt_pct(lat_ns.spread),
+               fmt_sig(bw)});
+}
+
+void run_raw_mpi_pingpong(context& ctx) {
+    auto const& o = ctx.opts();
+    std::vector<std::size_t> const sizes = pingpong::parse_sizes("sizes", o.list("sizes"));
+    int const rounds = static_cast<int>(o.integer("rounds"));
+    ctx.progress("raw MPI ping-pong: mpiexec -n 2 (%s, %s), %zu sizes x %d rounds", mpi::launcher().c_str(),
+                 mpi::flavor().c_str(), sizes.size(), rounds);
+    std::vector<pingpong::point> const pts = pingpong::measure("msg", sizes, rounds, o.integer("iters"));
+    table t({"op", "transport", "bytes", "latency ns", "spread", "MB/s"});
+    for (auto const& p : pts) emit_size_row(ctx, t, "pingpong", "raw_mpi", p.bytes, summarize(p.half_rtt_ns));
+    auto const max_fit = static_cast<std::size_t>(o.integer("fit-max-bytes"));
+    pingpong::fit const f = pingpong::fit_alpha_beta(pts, max_fit);
+    json_object rec = ctx.record();
+    rec.add("op", "pingpong").add("transport", "raw_mpi").add("fit", true).add("alpha_ns", f.alpha_ns);
+    rec.add("beta_ns_per_byte", f.beta_ns_per_byte).add("fit_max_bytes", static_cast<unsigned long long>(max_fit));
+    rec.add("fit_points", static_cast<unsigned long long>(f.points)).add("mpi", mpi::flavor());
+    add_provenance(rec);
+    ctx.emit(rec);
+    ctx.print(t, "msg: half round trip (median over rounds) and bandwidth");
+    ctx.say("fit over sizes <= %zu B: latency = %.1f ns + %.4f ns/B * bytes (alpha, beta; %zu points)\n", max_fit,
+            f.alpha_ns, f.beta_ns_per_byte, f.points);
+}
+
+struct port_pair {
     weft_port_id_t mine;
     weft_port_id_t peer;
     long iters;
 };
 
 void* echo(void* a) {
-    auto* p = static_cast<pingpong*>(a);
+    auto* p = static_cast<port_pair*>(a);
     std::int64_t v = 0;
     for (long i = 0; i < p->iters; ++i) {
         check(weft_net_recv(p->mine, &v, sizeof v, nullptr, WEFT_NET_FOREVER), "weft_net_recv");
@@ -34,11 +93,11 @@ void* echo(void* a) {
 }
 
 // One timed round: iters round trips; ns per round trip.
-double roundtrip_round(long iters) {
+double port_roundtrip_round(long iters) {
     weft_port_id_t a{}, b{};
     check(weft_net_port_create(&a, 4, 256), "weft_net_port_create");
     check(weft_net_port_create(&b, 4, 256), "weft_net_port_create");
-    pingpong other{b, a, iters};
+    port_pair other{b, a, iters};
     weft_thread_t t;
     check(weft_thread_create(&t, nullptr, echo, &other), "weft_thread_create");
     std::int64_t v = 0;
@@ -58,10 +117,11 @@ double roundtrip_round(long iters) {
     return ns;
 }
 
-int run(context& ctx) {
-    int rounds = int(ctx.opts().integer("rounds"));
-    long iters = long(ctx.opts().integer("iters"));
-    std::string sched = ctx.opts().string("sched");
+void run_port_roundtrip(context& ctx) {
+    auto const& o = ctx.opts();
+    int const rounds = static_cast<int>(o.integer("rounds"));
+    long const iters = static_cast<long>(o.integer("iters"));
+    std::string const sched = o.string("sched");
     weft_config_t cfg{};
     cfg.workers = 1;
     cfg.sched = sched.empty() ? nullptr : sched.c_str();
@@ -71,34 +131,97 @@ int run(context& ctx) {
     ncfg.nodes = 1;
     ncfg.transport = "inproc";
     check(weft_net_init(&ncfg), "weft_net_init");
-    std::string policy = weft_sched_name();
+    std::string const policy = weft_sched_name();
     std::vector<double> samples;
-    for (int r = 0; r < rounds; ++r) samples.push_back(roundtrip_round(iters));
+    for (int r = 0; r < rounds; ++r) samples.push_back(port_roundtrip_round(iters));
     check(weft_net_finalize(), "weft_net_finalize");
     check(weft_finalize(), "weft_finalize");
-
     summary const s = summarize(samples);
     json_object rec = ctx.record();
-    rec.add("op", "port_roundtrip").add("ns", s.median).add("min_ns", s.min).add("max_ns", s.max)
-        .add("spread", s.spread).add("rounds", rounds).add("iters", iters).add("sched", policy).add("workers", 1)
-        .add("bytes", 8);
+    rec.add("op", "port_roundtrip").add("transport", "inproc").add("workers", 1).add("bytes", 8ULL);
+    rec.add("latency_ns", s.median).add("latency_ns_spread", s.spread).add("latency_ns_min", s.min);
+    rec.add("latency_ns_max", s.max).add("bandwidth_mb_s", s.median > 0 ? 8.0 / s.median * 1e3 : 0.0);
+    rec.add("rounds", static_cast<unsigned long long>(rounds)).add("iters", static_cast<unsigned long long>(iters));
+    rec.add("sched", policy);
     add_provenance(rec);
     ctx.emit(rec);
-    table t({"op", "median ns", "min ns", "max ns", "spread"}, "lrrrr");
-    t.add_row({"port_roundtrip", fmt(s.median, 1), fmt(s.min, 1), fmt(s.max, 1), fmt_pct(s.spread)});
+    table t({"op", "transport", "median ns", "min ns", "max ns", "spread"}, "llrrrr");
+    t.add_row({"port_roundtrip", "inproc", fmt(s.median, 1), fmt(s.min, 1), fmt(s.max, 1), fmt_pct(s.spread)});
     ctx.print(t, "msg: round trip of an 8-byte message between two weft threads on one worker (same node)");
+}
+
+bool always_built() { return true; }
+std::string never_missing() { return {}; }
+
+std::vector<op> const& ops() {
+    static std::vector<op> const all = {
+        {"port_roundtrip", "inproc", always_built, never_missing, run_port_roundtrip},
+        {"pingpong", "raw_mpi", mpi::built, mpi::not_built_reason, run_raw_mpi_pingpong},
+    };
+    return all;
+}
+
+std::vector<std::string> op_names() {
+    std::vector<std::string> names;
+    for (op const& o : ops()) names.emplace_back(o.name);
+    return names;
+}
+
+std::string joined_op_names() {
+    std::string s;
+    for (auto const& n : op_names()) s += (s.empty() ? "" : ",") + n;
+    return s;
+}
+
+int run(context& ctx) {
+    auto const& o = ctx.opts();
+    if (o.flag("mpi-child"))
+        return pingpong::child(pingpong::parse_sizes("sizes", o.list("sizes")), static_cast<int>(o.integer("rounds")),
+                               o.integer("iters"));
+    (void)pingpong::parse_sizes("sizes", o.list("sizes"));  // a bad --sizes is refused before anything runs
+    std::vector<std::string> const wanted = o.list("ops");
+    for (op const& p : ops()) {
+        bool selected = false;
+        for (auto const& w : wanted) selected = selected || w == p.name;
+        if (!selected) continue;
+        if (!p.built()) {
+            std::fprintf(stderr, "weft-bench msg: %s over %s: not run: %s\n", p.name, p.transport,
+                         p.not_built().c_str());
+            continue;
+        }
+        p.run(ctx);
+    }
     return 0;
 }
 
 registrar const reg{experiment{
     .name = "msg",
-    .description = "message passing: same-node port round trip between two weft threads on one worker",
-    .details = "port_roundtrip: two weft threads on one worker, one port each on the same node (inproc); each\n"
+    .description = "message passing: same-node port round trip; raw MPI ping-pong latency and bandwidth, 8 B to 1 MiB",
+    .details = "port_roundtrip over inproc: two weft threads on one worker, one port each on the same node; a\n"
                "round trip is a weft_net_send to the peer's port and a weft_net_recv on its own, where the peer\n"
-               "waits blocked. Reported: ns per round trip, median over --rounds rounds of --iters round trips.\n"
-               "See docs/design/net.md.",
-    .options = {opt_rounds(7), opt_iters(200000), opt_sched()},
+               "waits blocked; latency_ns is the whole round trip (median over --rounds rounds of --iters).\n"
+               "Each other operation of --ops between two nodes, for every size of --sizes. pingpong over raw_mpi: two\n"
+               "ranks of an MPI job of this executable (mpiexec -n 2 weft-bench msg --mpi-child), MPI_Send and\n"
+               "MPI_Recv back and forth; a round times --iters round trips (fewer above 4 KiB, halved per\n"
+               "doubling) after a tenth as many unrecorded ones. Reported per size: latency_ns, the median over\n"
+               "--rounds rounds of the half round trip, with its spread; bandwidth_mb_s = bytes / latency\n"
+               "(10^6 B/s). Then a fit row: latency = alpha + beta * bytes by least squares over the sizes up to\n"
+               "--fit-max-bytes. Without MPI built in, says so and emits no rows. See docs/bench.md.",
+    .options = {{.name = "ops", .kind = opt_kind::list, .metavar = "LIST", .default_value = joined_op_names(),
+                 .help = "operations to measure", .choices = op_names()},
+                {.name = "sizes", .kind = opt_kind::list, .metavar = "LIST",
+                 .default_value = "8,32,128,512,2K,8K,32K,128K,512K,1M",
+                 .help = "message sizes in bytes (K, M suffixes: x1024)"},
+                {.name = "fit-max-bytes", .kind = opt_kind::size, .metavar = "B", .default_value = "64K",
+                 .help = "the alpha/beta fit uses the sizes up to this", .min = 1, .max = 1 << 30},
+                opt_iters(20000, "round trips per round up to 4 KiB (halved per doubling above)"),
+                {.name = "mpi-child", .kind = opt_kind::flag,
+                 .help = "internal: a rank of the ping-pong job (msg starts itself this way under mpiexec)"},
+                opt_rounds(5), opt_sched()},
     .run = run,
+    .in_demo = true,
+    .demo_args = {"--iters", "5000", "--rounds", "3"},
+    .demo_order = 60,
 }};
 
 }  // namespace

@@ -5,7 +5,9 @@
 #   scripts/deps.sh [SET ...]      SET: build, bench, test, tools, all (default: all)
 #
 #   build:  cmake (>= 3.25), ninja-build, g++, pkg-config, libgtest-dev
-#           (every preset configures tests/, which needs GoogleTest's headers)
+#           (every preset configures tests/, which needs GoogleTest's headers),
+#           libopenmpi-dev + openmpi-bin (Open MPI: apps/pde, weft-bench msg/pde,
+#           the MPI tests; docs/design/mpi.md says why Open MPI)
 #   bench:  build + the peers weft-bench compares with and the report's plots:
 #           libboost-fiber-dev, libboost-context-dev, libtbb-dev, python3-matplotlib
 #           (OpenMP comes with g++)                          -> make demo, make bench
@@ -22,7 +24,7 @@
 # Environment: WEFT_DEPS_EXTRA="pkg ..." adds packages (e.g. clang-format).
 set -euo pipefail
 
-build_set=(cmake ninja-build g++ pkg-config libgtest-dev)
+build_set=(cmake ninja-build g++ pkg-config libgtest-dev libopenmpi-dev openmpi-bin)
 peer_set=(libboost-fiber-dev libboost-context-dev libtbb-dev)
 bench_set=("${build_set[@]}" "${peer_set[@]}" python3-matplotlib)
 test_set=("${build_set[@]}" "${peer_set[@]}" g++-aarch64-linux-gnu qemu-user)
@@ -61,7 +63,7 @@ packages=("${unique[@]}")
 if ! command -v dpkg-query >/dev/null 2>&1; then
     # Not Debian: we cannot install, but the build may still work.
     say "dpkg-query not found: not a Debian system, so nothing is installed."
-    say "weft needs: cmake >= 3.25, ninja, a C++20 compiler, GoogleTest, pkg-config;"
+    say "weft needs: cmake >= 3.25, ninja, a C++20 compiler, GoogleTest, pkg-config; optionally an MPI;"
     say "for the benchmarks: Boost.Fiber, oneTBB, python3 + matplotlib; for the tests: those peers,"
     say "an aarch64-linux-gnu cross compiler and qemu-user; for bench/callgrind_micro.sh: valgrind."
     for tool in cmake ninja c++ pkg-config; do
