@@ -732,6 +732,21 @@ int wait_child(pid_t pid) {
     return status;
 }
 
+std::string run_piped(std::string const& exe, std::vector<std::string> const& args,
+                      std::vector<std::string> const& env, int* status) {
+    piped_child const child = spawn_piped(exe, args, env);
+    std::string out;
+    char buf[4096];
+    for (;;) {
+        ssize_t const got = read(child.out_fd, buf, sizeof buf);
+        if (got > 0) out.append(buf, static_cast<std::size_t>(got));
+        else if (got == 0 || errno != EINTR) break;
+    }
+    close(child.out_fd);
+    *status = wait_child(child.pid);
+    return out;
+}
+
 // ---------------------------------------------------------------------------
 // Provenance
 // ---------------------------------------------------------------------------

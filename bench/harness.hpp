@@ -348,6 +348,10 @@ piped_child spawn_piped(std::string const& exe, std::vector<std::string> const& 
 // Waits for the child `pid` to end (retrying on EINTR); returns its waitpid
 // status.
 int wait_child(pid_t pid);
+// spawn_piped, then the child's whole stdout, then wait_child: returns the
+// output and sets *status to the waitpid status.
+std::string run_piped(std::string const& exe, std::vector<std::string> const& args,
+                      std::vector<std::string> const& env, int* status);
 
 // ---------------------------------------------------------------------------
 // Provenance

@@ -51,16 +51,8 @@ std::string run(int ranks, std::vector<std::string> const& args, char const* wha
     if (!built()) die("%s: %s", what, not_built_reason().c_str());
     if (self_exe().empty()) die("%s: cannot find this executable through /proc/self/exe", what);
     std::vector<std::string> const cmd = command(ranks, args);
-    piped_child const child = spawn_piped(cmd.front(), cmd, {});
-    std::string out;
-    char buf[4096];
-    for (;;) {
-        ssize_t const got = read(child.out_fd, buf, sizeof buf);
-        if (got > 0) out.append(buf, static_cast<std::size_t>(got));
-        else if (got == 0 || errno != EINTR) break;
-    }
-    close(child.out_fd);
-    int const status = wait_child(child.pid);
+    int status = 0;
+    std::string out = run_piped(cmd.front(), cmd, {}, &status);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         std::string line;
         for (auto const& a : cmd) line += (line.empty() ? "" : " ") + a;

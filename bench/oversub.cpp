@@ -133,16 +133,8 @@ double run_omp_child(std::string const& exe, char const* policy, int workers, st
     std::vector<std::string> args = {exe,        "oversub", "--omp-child",         "--workers", std::to_string(workers),
                                      "--n",      std::to_string(n), "--leaf", std::to_string(leaf)};
     std::string const setting = std::string("OMP_WAIT_POLICY=") + policy;
-    piped_child const child = spawn_piped(exe, args, {setting});
-    std::string out;
-    char buf[256];
-    for (;;) {
-        ssize_t const got = read(child.out_fd, buf, sizeof buf);
-        if (got > 0) out.append(buf, static_cast<std::size_t>(got));
-        else if (got == 0 || errno != EINTR) break;
-    }
-    close(child.out_fd);
-    int const status = wait_child(child.pid);
+    int status = 0;
+    std::string const out = run_piped(exe, args, {setting}, &status);
     double wall = -1;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || std::sscanf(out.c_str(), "wall_s %lf", &wall) != 1 ||
         wall <= 0)
