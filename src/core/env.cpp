@@ -18,15 +18,14 @@
 
 namespace weft::detail {
 
-namespace {
-
-// Rule 1: an empty value is an unset one.
 const char* env_value(const char* name) {
     const char* e = std::getenv(name);
     return (e != nullptr && *e != '\0') ? e : nullptr;
 }
 
+namespace {
 char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+}  // namespace
 
 bool iequals(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
@@ -34,6 +33,13 @@ bool iequals(std::string_view a, std::string_view b) {
         if (lower(a[i]) != lower(b[i])) return false;
     return true;
 }
+
+void complain(const char* what, std::string_view value, const std::string& valid) {
+    std::fprintf(stderr, "weft: %s='%.*s' is invalid: expected %s\n", what, static_cast<int>(value.size()),
+                 value.data(), valid.c_str());
+}
+
+namespace {
 
 std::string lowercase(std::string_view text) {
     std::string s(text);
@@ -78,12 +84,6 @@ std::string show_bytes(std::size_t v) {
 std::string size_valid(std::size_t min, std::size_t max) {
     return "a size from " + show_bytes(min) + " to " + show_bytes(max) + ": digits with an optional suffix " +
            byte_suffixes() + " (e.g. 64K)";
-}
-
-// Rule 6.
-void complain(const char* what, std::string_view value, const std::string& valid) {
-    std::fprintf(stderr, "weft: %s='%.*s' is invalid: expected %s\n", what, static_cast<int>(value.size()),
-                 value.data(), valid.c_str());
 }
 
 // On/off values: the first kOnCount words mean on, the others off.

@@ -50,6 +50,13 @@ struct settings {
 // cgroup (v2 cpu.max, v1 cfs quota) CPU quota, rounded up; at least 1.
 int usable_cpus();
 
+// Rule 1: the variable's value, or null if it is unset or empty.
+const char* env_value(const char* name);
+// Rule 3: keywords compare without case.
+bool iequals(std::string_view a, std::string_view b);
+// Rule 6: prints "weft: WHAT='VALUE' is invalid: expected VALID" to stderr.
+void complain(const char* what, std::string_view value, const std::string& valid);
+
 // Rule 4's integer: false on anything else or above max.
 bool parse_count(std::string_view text, unsigned long long max, unsigned long long* out);
 // Rule 5's size, in bytes: false on anything else or overflow.

@@ -20,21 +20,6 @@ namespace {
 atomic<job*> g_job{nullptr};
 spinlock g_job_lock;  // init and finalize
 
-// core/env.hpp's rule 6.
-void complain(const char* what, std::string_view value, const std::string& valid) {
-    std::fprintf(stderr, "weft: %s='%.*s' is invalid: expected %s\n", what, static_cast<int>(value.size()),
-                 value.data(), valid.c_str());
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        char x = a[i] >= 'A' && a[i] <= 'Z' ? char(a[i] - 'A' + 'a') : a[i];
-        if (x != b[i]) return false;
-    }
-    return true;
-}
-
 std::string transport_valid() { return std::string("one of: ") + transport_names(); }
 
 std::string latency_valid() {
@@ -57,9 +42,8 @@ int read_net_settings(const weft_net_config_t* cfg, std::uint32_t* nodes, transp
     const char* name = cfg != nullptr ? cfg->transport : nullptr;
     const char* what = "weft_net_config_t.transport";
     if (name == nullptr) {
-        name = std::getenv("WEFT_NET");
+        name = env_value("WEFT_NET");
         what = "WEFT_NET";
-        if (name != nullptr && *name == '\0') name = nullptr;
     }
     if (name != nullptr && !iequals(name, "inproc")) {
         complain(what, name, transport_valid());
@@ -75,7 +59,7 @@ int read_net_settings(const weft_net_config_t* cfg, std::uint32_t* nodes, transp
             complain("weft_net_config_t.latency_alpha_ns,latency_beta_ns", v, latency_valid());
             return EINVAL;
         }
-    } else if (const char* env = std::getenv("WEFT_NET_LATENCY"); env != nullptr && *env != '\0') {
+    } else if (const char* env = env_value("WEFT_NET_LATENCY"); env != nullptr) {
         std::string_view v(env);
         std::size_t comma = v.find(',');
         unsigned long long a = 0, b = 0;
