@@ -202,15 +202,22 @@ int launch_servers(region* r, int skip, int* skipped) {
 }  // namespace
 
 int launch_server(region* r, int i) {
+    // Claimed first: the caller's launch_servers and a sweep's
+    // launch_returning (another worker, as soon as a first sweep ends) may
+    // both get to participant i; a second server would sleep on i's
+    // semaphore for good.
+    if (r->parts[i].launched.exchange(true, memory_order_acq_rel)) return 0;
     worker* w = current_worker();
     weft_attr_t attr;
     (void)weft_attr_init(&attr);
     attr.detach_state = WEFT_CREATE_DETACHED;
     attr.name = "weft-fil-server";
     ult* u = nullptr;
-    if (int rc = create_ult(w, &attr, &server_main, r, 0, nullptr, &u); rc != 0) return rc;
+    if (int rc = create_ult(w, &attr, &server_main, r, 0, nullptr, &u); rc != 0) {
+        r->parts[i].launched.store(false, memory_order_relaxed);
+        return rc;
+    }
     u->pinned_worker = i;
-    r->parts[i].launched.store(true, memory_order_relaxed);
     r->refs.fetch_add(1, memory_order_relaxed);
     launch_ult(w, u);
     return 0;

@@ -177,8 +177,9 @@ int run_region(region* r, void* exc);
 region* new_region(region_kind k);  // null: out of memory
 void drop_region(region* r);        // before run_region, when setup failed
 
-// Launches the pinned server of participant i (a worker taken back while an
-// iterative region runs: sweep.cpp). Returns 0 or create_ult's error.
+// Launches the pinned server of participant i unless it has one (a worker
+// taken back while an iterative region runs: sweep.cpp). Returns 0 or
+// create_ult's error.
 int launch_server(region* r, int i);
 
 // Records e as the region's failure if it is the first.
