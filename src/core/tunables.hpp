@@ -248,7 +248,8 @@ inline constexpr int adapt_max_interval_ms = 60'000;
 // between a balanced transit (all spinning workers on CPUs: microseconds) and
 // one where a worker has lost its CPU (a time slice: milliseconds). 1 ms sits
 // between the two on this machine (core/sleep/README.md: a wake-up across the
-// CPUs is ~20 us; a CFS slice with three runnable threads on a CPU is ~3 ms).
+// CPUs is ~20 us; a thread that loses its CPU waits at least the kernel's
+// minimum slice, milliseconds). A guess between the two, not measured here.
 inline constexpr std::int64_t adapt_bad_transit_ns = 1'000'000;
 // A barrier test that has not completed after this long is bad (a worker busy
 // in a thread with no scheduling point, or off its CPU for longer).
@@ -268,7 +269,8 @@ inline constexpr int adapt_bad_readings = 2;
 inline constexpr int adapt_good_readings = 3;
 // schedstat: a reading is bad when the active workers together waited for a
 // CPU (runnable, not running) for at least this share of the interval, in
-// CPUs: two busy workers and one CPU-bound competitor on two CPUs wait ~0.67.
+// CPUs: two busy workers and one CPU-bound competitor sharing two CPUs fairly
+// would wait 2 x 1/3 = 0.67 (arithmetic, not a measurement).
 // There is room for one more worker when the CPUs this process may use were
 // idle at least this much (in CPUs) and the active workers did not wait.
 inline constexpr double adapt_wait_bad_cpus = 0.5;

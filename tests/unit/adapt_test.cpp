@@ -333,6 +333,9 @@ TEST_F(AdaptController, dips_a_toe_adds_exactly_one_and_one_bad_reading_takes_it
 
 TEST_F(AdaptController, nothing_is_lost_while_injected_readings_drop_and_add_workers) {
     start(4);
+    // The program starts with workers already dropped (two bad readings each).
+    for (int i = 0; i < 4; ++i) step_with(bad);
+    ASSERT_EQ(active(), 2);
     std::atomic<bool> done{false};
     long fib_result = 0;
     int sweeps = 0;
@@ -348,7 +351,7 @@ TEST_F(AdaptController, nothing_is_lost_while_injected_readings_drop_and_add_wor
     });
     // Two bad readings drop a worker; three good ones and a toe test add one.
     int k = 0;
-    while (!done.load()) {
+    while (!done.load() || k < 12) {  // at least one cycle: three drops, then additions
         probe_->toe_answers.push_back(true);
         step_with((k / 6) % 2 == 0 ? bad : good);
         ++k;
@@ -357,6 +360,12 @@ TEST_F(AdaptController, nothing_is_lost_while_injected_readings_drop_and_add_wor
     work.join();
     EXPECT_EQ(fib_result, 10 * wt::fib_serial(17));
     for (int v : cnt) ASSERT_EQ(v, 200);
+    // The readings did move the count: a run where nothing was dropped
+    // would prove nothing about losing nothing.
+    weft_stats_t s;
+    ASSERT_EQ(weft_stats_get(&s), 0);
+    EXPECT_GT(s.workers_dropped, 0u);
+    EXPECT_GT(s.workers_added, 0u);
 }
 
 }  // namespace
