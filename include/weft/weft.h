@@ -462,6 +462,7 @@ typedef struct weft_stats {
     uint64_t adapt_readings;      /* load readings the controller took */
     uint64_t workers_dropped;     /* workers dropped (by the controller or weft_adapt_set_active) */
     uint64_t workers_added;       /* workers taken back */
+    uint64_t steal_naps;          /* ws: naps of idle workers after a run of futile steals */
 } weft_stats_t;
 
 typedef struct weft_worker_stats {

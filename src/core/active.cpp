@@ -30,7 +30,7 @@ int set_active_workers(runtime* rt, int n) {
         lock_guard<spinlock> g(rt->park_lock);
         for (int i = n; i < old; ++i) {
             worker* w = rt->workers[i].get();
-            if (!w->parked || w->dormant) continue;
+            if (!w->parked || w->dormant || w->napping) continue;  // a napping one sees the flag when it wakes
             rt->parked.erase(std::find(rt->parked.begin(), rt->parked.end(), w));
             w->dormant = true;
             rt->sleepers.fetch_sub(1, memory_order_relaxed);

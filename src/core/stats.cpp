@@ -79,7 +79,8 @@ void print_stats(std::FILE* out) {
         std::fprintf(out, "  active workers now     %d (%" PRIu64 " readings, %" PRIu64 " dropped, %" PRIu64 " added)\n",
                      s.active_workers, s.adapt_readings, s.workers_dropped, s.workers_added);
     if (s.steals != 0 || s.failed_steals != 0)
-        std::fprintf(out, "  steals / failed        %" PRIu64 " / %" PRIu64 "\n", s.steals, s.failed_steals);
+        std::fprintf(out, "  steals / failed / naps %" PRIu64 " / %" PRIu64 " / %" PRIu64 "\n", s.steals,
+                     s.failed_steals, s.steal_naps);
     if (s.quota_preemptions != 0 || s.dummy_threads != 0)
         std::fprintf(out, "  quota preemptions      %" PRIu64 " (dummy threads %" PRIu64 ")\n", s.quota_preemptions,
                      s.dummy_threads);

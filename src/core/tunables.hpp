@@ -51,6 +51,24 @@ inline constexpr unsigned ws_fair_interval = 61;
 inline constexpr int ws_idle_yield_rounds = 256;
 static_assert(ws_idle_yield_rounds > 0, "0 would mean the core's default idle loop (policy.hpp)");
 
+// A futile steal (ws.cpp, "Futile steals"): the stolen thread stopped again
+// within this time without queueing any thread (typically a continuation
+// that blocks at its join at once). A steal, a switch and a block take
+// 1-3 us here; a stolen piece of real work runs longer or spawns. Guess,
+// bounded by that figure.
+inline constexpr std::int64_t ws_futile_steal_ns = 10'000;
+// Futile steals in a row before a thief naps instead of stealing again. One
+// happens in parallel programs too (a continuation whose last child is still
+// running); a run of them is a serial chain being stolen from. Guess.
+inline constexpr int ws_futile_streak = 4;
+// The nap that follows: the first, doubled after each further futile steal
+// up to the last. The kernel adds its timer slack (50 us by default) to each.
+// The longest bounds how late a napping thief finds a parallel phase that
+// follows a serial chain; with a steal, a switch and a block per nap the
+// napping thief uses about 1% of a CPU. Guess.
+inline constexpr std::int64_t ws_nap_first_ns = 32'000;
+inline constexpr std::int64_t ws_nap_max_ns = 512'000;
+
 // --- Mutex (src/sync/mutex.cpp) ---
 // Looks at a contended mutex (each followed by a pause, ~30 ns here) before a
 // locker queues, on more than one worker: a critical section of a few hundred

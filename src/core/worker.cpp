@@ -52,6 +52,10 @@ bool may_have_work(runtime* rt, worker* w) {
 bool leave_parked_set(runtime* rt, worker* w) {
     if (!w->parked) return false;
     w->parked = false;
+    if (w->napping) {  // counted nowhere: only its inbox and the runtime's stop end a nap early
+        w->napping = false;
+        return true;
+    }
     if (w->dormant) {  // a dropped worker is in no list: only its inbox and set_active_workers wake it
         w->dormant = false;
         rt->dormant.fetch_sub(1, memory_order_relaxed);
@@ -183,6 +187,36 @@ ult* go_dormant(runtime* rt, worker* w) {
     return found;
 }
 
+// A nap the policy asked for (policy.hpp, idle_nap_ns): the sleeper's steps
+// with a deadline, in no wake list, so notify_work does not end it (the work
+// the policy naps away from is pushed again and again). Its inbox (a pinned
+// ult: wake_worker) and the runtime's stop end it early; an armed timer's
+// deadline ends it no later than that. Returns the pinned ult found on the
+// final look, if any.
+ult* nap(runtime* rt, worker* w, std::int64_t ns) {
+    std::int64_t deadline = std::min(monotonic_ns() + ns, rt->timers->next_deadline());
+    ult* found = nullptr;
+    sleep::fall_asleep(
+        [&] {
+            lock_guard<spinlock> g(rt->park_lock);
+            w->wake_word.store(0, memory_order_relaxed);
+            w->parked = true;
+            w->napping = true;
+        },
+        [] { heavy_fence(); },
+        [&] {
+            found = w->inbox.pop();
+            return found != nullptr || rt->stopping.load(memory_order_acquire) ||
+                   w->dropped.load(memory_order_acquire);
+        },
+        [&] {
+            while (w->wake_word.load(memory_order_acquire) == 0 && monotonic_ns() < deadline)
+                futex_wait(&w->wake_word, 0, deadline);
+        },
+        [&] { unpark_self(rt, w); });
+    return found;
+}
+
 }  // namespace
 
 void wake_worker(worker* target) {
@@ -229,6 +263,12 @@ void worker_idle_loop(worker* w) {
                 if ((next = w->inbox.pop()) == nullptr) next = go_dormant(rt, w);
                 stages.reset();
                 continue;
+            }
+            if (rt->policy->idle_nap_ns != nullptr) {
+                if (std::int64_t ns = rt->policy->idle_nap_ns(rt->policy_state, w->index); ns > 0) {
+                    if ((next = nap(rt, w, ns)) != nullptr) break;
+                    continue;
+                }
             }
             if (may_have_work(rt, w) && (next = pick(w)) != nullptr) break;
             switch (stages.next()) {

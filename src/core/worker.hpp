@@ -75,6 +75,7 @@ struct alignas(64) worker {
     alignas(64) atomic<std::uint32_t> wake_word{0};  // futex: 1 = woken
     bool parked = false;                              // guarded by runtime::park_lock
     bool dormant = false;   // parked while dropped: in no wake list (guarded by park_lock)
+    bool napping = false;   // in a policy's nap (policy.hpp, idle_nap_ns): in no wake list (park_lock)
     // Dropped by the adaptive controller (core/active.hpp): runs only its
     // inbox's pinned ults and leaves everything else to the active workers.
     atomic<bool> dropped{false};

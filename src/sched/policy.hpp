@@ -39,6 +39,15 @@
 //                            ready(.., yielded) would and return the next ult
 //                            for w, all in one operation; return t itself if
 //                            it is the only one. Saves a queue round trip.
+//   idle_nap_ns(self, w)     Optional. Asked by w's idle loop before each look
+//                            for work: how long w should sleep first (0: look
+//                            now). A nap is a timed sleep in no wake list:
+//                            notify_work does not end it, only its deadline, a
+//                            pinned ult for w (wake_worker) or the runtime's
+//                            stop. For a policy whose idle workers find work
+//                            that they cannot use (ws: a stolen continuation
+//                            that blocks at once): it gives the CPU back where
+//                            a park would be undone by the next push.
 //   has_work(self, w)        Optional. A cheap, possibly stale hint used by idle
 //                            workers while spinning: false may be wrong only if a
 //                            ready() is racing with it (the parking protocol
@@ -200,6 +209,7 @@ struct sched_policy_def {
     ult* (*pick_next)(void* self, int w) = nullptr;
     ult* (*yield_swap)(void* self, int w, ult* t) = nullptr;  // optional
     bool (*has_work)(void* self, int w) = nullptr;       // optional
+    std::int64_t (*idle_nap_ns)(void* self, int w) = nullptr;  // optional
     void (*add_stats)(void* self, weft_stats_t* out) = nullptr;  // optional
     void (*reset_stats)(void* self) = nullptr;                    // optional
     sched_space_hooks space{};                          // optional (see above)

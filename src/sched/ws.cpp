@@ -61,6 +61,24 @@
 // the processor. WEFT_WS_YIELD=off takes the yield away, for the experiment
 // that measures it (weft-bench oversub; docs/design/ws.md, section 4).
 //
+// Futile steals: a thief that steals from a serial chain (a parent that
+// spawns a child and joins it at once, as knary's first r children) takes
+// the parent's continuation, which blocks at its join straight away; the
+// thief steals the next one, and so on, once per spawn. It then keeps a CPU
+// busy for a program with nothing to run in parallel, moves the chain
+// between CPUs, and never parks, since each steal starts its idle stages
+// over (and a parked thief would be woken by the next push). So each steal
+// is judged when the thief next looks for work: futile if the stolen thread
+// stopped within tun::ws_futile_steal_ns and queued nothing meanwhile (no
+// spawn, no wake-up on this worker). After tun::ws_futile_streak futile
+// steals in a row, the look returns nothing and the idle loop naps
+// (idle_nap_ns; policy.hpp), out of notify_work's reach, for
+// tun::ws_nap_first_ns, doubled after each further futile steal up to
+// tun::ws_nap_max_ns; a steal that was not futile ends the streak.
+// Arora, Blumofe & Plaxton's thief yields its processor between failed steal
+// attempts; this one also gives it back between steals that fail in effect
+// (docs/design/ws.md, "Futile steals").
+//
 // Lost wake-ups: a push is one release store of bottom; make_ready then runs
 // the core's notify_work (light fence, load of `sleepers`). A parking worker
 // increments `sleepers`, runs the heavy fence, and makes one last full round.
@@ -71,13 +89,16 @@
 // counters (relaxed load + store, no locked instruction); weft_stats_reset
 // moves a per-worker baseline instead of clearing them, so a reset never races
 // with an owner's increment.
+#include <algorithm>
 #include <cassert>
 #include <cstdint>
 #include <memory>
+#include <utility>
 
 #include "core/runtime.hpp"
 #include "core/tunables.hpp"
 #include "core/ult.hpp"
+#include "core/wait.hpp"
 #include "sched/policy.hpp"
 #include "sched/ws_deque.hpp"
 
@@ -94,12 +115,21 @@ struct alignas(64) ws_worker {
     // Owner only, touched on every pick.
     alignas(64) std::uint64_t rng = 0;  // xorshift64 state, never 0
     unsigned fair_countdown = tun::ws_fair_interval;
+    // Futile steals (above), owner only.
+    std::uint64_t pushes = 0;           // threads queued by ready(): a stolen thread that spawns or wakes one
+    std::uint64_t pushes_at_steal = 0;
+    std::int64_t stolen_at_ns = 0;      // the last steal, not yet judged; 0: none
+    int futile_streak = 0;
+    std::int64_t nap_next_ns = tun::ws_nap_first_ns;
+    std::int64_t nap_due_ns = 0;        // the nap the idle loop takes next; 0: none
     // Statistics: written by the owner only (relaxed load + store), read by
     // anyone. The baselines are written by weft_stats_reset.
     atomic<std::uint64_t> steals{0};
     atomic<std::uint64_t> failed_steals{0};
     atomic<std::uint64_t> steals_base{0};
     atomic<std::uint64_t> failed_steals_base{0};
+    atomic<std::uint64_t> naps{0};
+    atomic<std::uint64_t> naps_base{0};
 };
 
 struct ws_state {
@@ -180,6 +210,25 @@ ult* steal_round(ws_state& s, int self, bool with_yielded) {
     return got;
 }
 
+// Judges the worker's last steal (the stolen thread has stopped and the
+// worker's own deques are empty). True when it ends a run of
+// tun::ws_futile_streak futile steals: the caller returns nothing, and the
+// idle loop naps for nap_due_ns.
+bool after_futile_steal(ws_worker& me) {
+    bool futile = me.pushes == me.pushes_at_steal && monotonic_ns() - me.stolen_at_ns < tun::ws_futile_steal_ns;
+    me.stolen_at_ns = 0;
+    if (!futile) {
+        me.futile_streak = 0;
+        me.nap_next_ns = tun::ws_nap_first_ns;
+        return false;
+    }
+    if (++me.futile_streak < tun::ws_futile_streak) return false;
+    me.nap_due_ns = me.nap_next_ns;
+    me.nap_next_ns = std::min(me.nap_next_ns * 2, tun::ws_nap_max_ns);
+    bump(me.naps, 1);
+    return true;
+}
+
 bool deque_nonempty(ws_worker& x) { return x.work.size_hint() > 0 || x.yielded.size_hint() > 0; }
 
 // --- Callbacks ----------------------------------------------------------------
@@ -195,6 +244,7 @@ bool ws_spawn(void*, int, ult*, ult*) { return true; }
 void ws_ready(void* self, int w, ult* t, ready_reason why) {
     assert_owner(w);
     ws_worker& me = st(self).w[w];
+    ++me.pushes;
     if (why == ready_reason::yielded)
         me.yielded.push(t);
     else
@@ -204,9 +254,18 @@ void ws_ready(void* self, int w, ult* t, ready_reason why) {
 ult* ws_pick_next(void* self, int w) {
     assert_owner(w);
     ws_state& s = st(self);
-    if (ult* t = take_local(s.w[w], s.n < 2)) return t;
-    return steal_round(s, w, /*with_yielded=*/true);
+    ws_worker& me = s.w[w];
+    if (ult* t = take_local(me, s.n < 2)) return t;
+    if (me.stolen_at_ns != 0 && after_futile_steal(me)) return nullptr;
+    ult* t = steal_round(s, w, /*with_yielded=*/true);
+    if (t != nullptr) {
+        me.stolen_at_ns = monotonic_ns();
+        me.pushes_at_steal = me.pushes;
+    }
+    return t;
 }
+
+std::int64_t ws_idle_nap_ns(void* self, int w) { return std::exchange(st(self).w[w].nap_due_ns, 0); }
 
 // t yields: the next thread comes from this worker's deques, else from other
 // workers' work deques; t then goes to the yielded deque. A yield never steals
@@ -241,6 +300,7 @@ void ws_add_stats(void* self, weft_stats_t* out) {
         out->steals += x.steals.load(memory_order_relaxed) - x.steals_base.load(memory_order_relaxed);
         out->failed_steals +=
             x.failed_steals.load(memory_order_relaxed) - x.failed_steals_base.load(memory_order_relaxed);
+        out->steal_naps += x.naps.load(memory_order_relaxed) - x.naps_base.load(memory_order_relaxed);
     }
 }
 
@@ -250,6 +310,7 @@ void ws_reset_stats(void* self) {
         ws_worker& x = s.w[i];
         x.steals_base.store(x.steals.load(memory_order_relaxed), memory_order_relaxed);
         x.failed_steals_base.store(x.failed_steals.load(memory_order_relaxed), memory_order_relaxed);
+        x.naps_base.store(x.naps.load(memory_order_relaxed), memory_order_relaxed);
     }
 }
 
@@ -263,6 +324,7 @@ const sched_policy_def ws_policy = {
     .pick_next = ws_pick_next,
     .yield_swap = ws_yield_swap,
     .has_work = ws_has_work,
+    .idle_nap_ns = ws_idle_nap_ns,
     .add_stats = ws_add_stats,
     .reset_stats = ws_reset_stats,
     // No space hooks: a blocked thread is in no deque (ready(.., woken) brings

@@ -531,6 +531,82 @@ TEST(SchedWsConcurrency, bursts_after_idle_gaps_all_run) {
     EXPECT_GT(s.parks, 0u);
 }
 
+// --- A serial chain -------------------------------------------------------------
+// Each node spawns its children one at a time and joins each before the next
+// (knary's serial children): nothing can run in parallel, but every
+// continuation waits in the deque, stealable, until its child returns.
+
+struct chain_arg {
+    int depth;
+    std::atomic<std::uint64_t>* nodes;
+};
+
+void* chain(void* p) {
+    auto* a = static_cast<chain_arg*>(p);
+    a->nodes->fetch_add(1, std::memory_order_relaxed);
+    if (a->depth == 0) return nullptr;
+    for (int i = 0; i < 3; ++i) {
+        chain_arg c{a->depth - 1, a->nodes};
+        join(spawn(chain, &c));
+    }
+    return nullptr;
+}
+
+std::uint64_t run_chain(int depth) {
+    std::atomic<std::uint64_t> nodes{0};
+    chain_arg root{depth, &nodes};
+    chain(&root);
+    return nodes.load();
+}
+
+constexpr std::uint64_t chain_nodes(int depth) { return depth < 0 ? 0 : 1 + 3 * chain_nodes(depth - 1); }
+
+// requirement: a thief that steals from a serial chain (each continuation
+// blocks at its join as soon as it is stolen) stops stealing every spawn: a
+// run of futile steals ends in a nap (weft_stats_t.steal_naps), and over the
+// chains it steals far fewer continuations than there were spawns. Not in the
+// TSan set: a futile steal is one whose thread stops within
+// tun::ws_futile_steal_ns, which TSan's slowdown can exceed.
+TEST(SchedWs, futile_steals_from_a_serial_chain_end_in_naps) {
+    START_RUNTIME("ws", 2);
+    constexpr int depth = 7;
+    weft_stats_t s{};
+    std::uint64_t spawns = 0;
+    ASSERT_EQ(weft_stats_reset(), 0);
+    // On a loaded machine the second worker may not get a CPU during one
+    // chain: repeat (bounded) until it has napped.
+    on_weft_thread([&] {
+        for (int i = 0; i < 200; ++i) {
+            ASSERT_EQ(run_chain(depth), chain_nodes(depth));
+            spawns += chain_nodes(depth) - 1;
+            ASSERT_EQ(weft_stats_get(&s), 0);
+            if (s.steal_naps > 0 && spawns >= 20 * chain_nodes(depth)) break;
+        }
+    });
+    EXPECT_GT(s.steal_naps, 0u);
+    EXPECT_LT(s.steals * 8, spawns) << s.steals << " steals for " << spawns << " spawns";
+}
+
+// requirement: naps lose nothing: serial chains (which make the thieves nap)
+// alternate with parallel trees (which need them), on 2 and 4 workers, and
+// every node of both runs once; a parallel tree right after a chain still
+// completes although its thieves may be napping (a nap ends by its deadline).
+TEST(SchedWsConcurrency, naps_between_serial_chains_and_parallel_trees_lose_nothing) {
+    for (int workers : {2, 4}) {
+        START_RUNTIME("ws", workers);
+        std::uint64_t chain_total = 0, leaves = 0;
+        constexpr int rounds = 12, chain_depth = 6, tree_depth_ = 8;
+        on_weft_thread([&] {
+            for (int r = 0; r < rounds; ++r) {
+                chain_total += run_chain(chain_depth);
+                leaves += run_spin_tree(tree_depth_);
+            }
+        });
+        EXPECT_EQ(chain_total, rounds * chain_nodes(chain_depth)) << workers << " workers";
+        EXPECT_EQ(leaves, static_cast<std::uint64_t>(rounds) << tree_depth_) << workers << " workers";
+    }
+}
+
 // requirement: with WEFT_WS_YIELD=off (the idle loop pause-spins between
 // failed rounds of steals instead of yielding) and 8 workers, more than this
 // machine's CPUs, ws still runs every node of a fork tree once, in each
