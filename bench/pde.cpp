@@ -26,6 +26,8 @@
 // per sweep.
 #include "pde.hpp"
 
+#include <sys/prctl.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -218,13 +220,16 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
         vs.push_back(v);
     }
     int const cpus = static_cast<int>(allowed_cpus().size());
+    // The injected latency is a timer on which an idle worker sleeps in
+    // futex_wait; Linux lets such a sleep overrun by the thread's timer slack,
+    // 50 us by default, which would add up to 50 us to every message. The
+    // workers inherit this thread's slack: 1 us makes the injected latency the
+    // one asked for (the rows carry the measured alpha_R either way).
+    (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
     weft_config_t cfg{};
     cfg.workers = workers;
     cfg.adapt = "off";
     check(weft_init(&cfg), "weft_init");
-    std::map<long, double> t_point;
-    for (long s : sides) t_point[s] = serial_point_time(s, work, max_sweeps, rounds);
-
     table t({"nodes", "n", "version", "sweep us", "model us", "time/model", "vs blocking1"});
     for (long p : ranks) {
         int const nodes = static_cast<int>(p);
@@ -238,16 +243,17 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
                      workers);
         pingpong::fit const remote = weft_message_fit(0, 1, {8, 1024, 4096, 16384}, rounds, 100);
         pingpong::fit const local = weft_message_fit(0, 0, {8, 1024, 4096, 16384}, rounds, 5000);
-        model_params mp;
-        mp.share = std::max(1.0, static_cast<double>(nodes) / std::min(workers, cpus));
+        model_params mp;  // share stays 1: calc(n) is measured with the nodes sharing the workers
         mp.alpha_r_s = remote.alpha_ns * 1e-9;
         mp.beta_r_s = remote.beta_ns_per_byte * 1e-9;
         mp.alpha_l_s = local.alpha_ns * 1e-9;
         mp.beta_l_s = local.beta_ns_per_byte * 1e-9;
-        // Sweeps per run: about run_s of the blocking model's time.
-        std::map<long, int> sweeps;
+        // Sweeps per run: about run_s of the blocking model's time, from a
+        // first calc(n).
+        std::map<long, int> sweeps, calc_sweeps;
         for (long s : sides) {
-            mp.t_point_s = t_point[s];
+            calc_sweeps[s] = sweeps_for(s, work, max_sweeps);
+            mp.t_point_s = weft_calc_time(nodes, s, calc_sweeps[s]) / static_cast<double>(s * s);
             double const est = t_blocking(mp, weft_shape(nodes, s, 1));
             sweeps[s] = static_cast<int>(std::clamp(run_s / est, 3.0, static_cast<double>(max_sweeps)));
         }
@@ -255,14 +261,18 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
         for (long s : sides)
             for (auto v : vs) (void)weft_run(nodes, s, v, 3, true);
         std::map<std::pair<long, int>, std::vector<double>> times;
+        std::map<long, std::vector<double>> calc;
         for (int r = 0; r < rounds; ++r) {
             ctx.progress("inproc, %d nodes: round %d of %d", nodes, r + 1, rounds);
-            for (long s : sides)
+            for (long s : sides) {
+                calc[s].push_back(weft_calc_time(nodes, s, calc_sweeps[s]));
                 for (auto v : vs) times[{s, static_cast<int>(v)}].push_back(weft_run(nodes, s, v, sweeps[s], false));
+            }
         }
         check(weft_net_finalize(), "weft_net_finalize");
         for (long s : sides) {
-            mp.t_point_s = t_point[s];
+            summary const calc_s = summarize(calc[s]);
+            mp.t_point_s = calc_s.median / static_cast<double>(s * s);
             auto const& base = times[{s, static_cast<int>(app::weft_version::blocking1)}];
             for (auto v : vs) {
                 auto const& ts = times[{s, static_cast<int>(v)}];
@@ -277,10 +287,10 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
                 if (!base.empty()) rec.add("time_over_blocking1", median_of_ratios(ts, base));
                 else rec.add_null("time_over_blocking1");
                 rec.add("threads_per_node", app::threads_per_node(v)).add("sweeps", sweeps[s]).add("rounds", rounds);
-                rec.add("workers", workers).add("cpu_share", mp.share).add("oversubscribed", nodes > cpus);
+                rec.add("workers", workers).add("oversubscribed", nodes > cpus);
                 rec.add("remote_msgs", shape.remote).add("remote_bytes", shape.remote_bytes);
                 rec.add("local_msgs", shape.local).add("local_bytes", shape.local_bytes);
-                rec.add("t_point_ns", t_point[s] * 1e9);
+                rec.add("calc_s", calc_s.median).add("calc_s_spread", calc_s.spread).add("t_point_ns", mp.t_point_s * 1e9);
                 rec.add("injected_alpha_ns", static_cast<double>(inj_alpha_ns));
                 rec.add("injected_beta_ns_per_byte", static_cast<double>(inj_beta_ns));
                 rec.add("alpha_r_ns", remote.alpha_ns).add("beta_r_ns_per_byte", remote.beta_ns_per_byte);

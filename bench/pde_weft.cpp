@@ -16,8 +16,10 @@ namespace {
 
 namespace app = weft::apps::pde;
 
-// A ping-pong between a thread on node `a` and one on node `b`: `iters`
-// round trips of `bytes` after a tenth as many unrecorded ones.
+// An exchange between a thread on node `a` and one on node `b`: each of
+// `iters` steps (after a tenth as many unrecorded ones), both send `bytes` to
+// the other and then receive the other's; half_rtt_ns is the time per step,
+// the latency of a message as a solver's strip sees it.
 struct pingpong_run {
     weft_port_id_t port_a{}, port_b{};
     std::size_t bytes = 0;
@@ -36,26 +38,25 @@ void* drop_port(void* arg) {
     return nullptr;
 }
 
-void* ping(void* arg) {
-    auto* r = static_cast<pingpong_run*>(arg);
+// One side of the exchange: send to the other's port, then receive from
+// one's own, as every strip of the solver does each sweep.
+struct exchange_side {
+    pingpong_run* run;
+    weft_port_id_t to, mine;
+    bool timed;  // the side that reports the time
+};
+
+void* exchange(void* arg) {
+    auto* x = static_cast<exchange_side*>(arg);
+    pingpong_run* r = x->run;
     std::vector<unsigned char> buf(r->bytes, 1);
     std::uint64_t t0 = 0;
     for (long i = 0; i < r->warmup + r->iters; ++i) {
         if (i == r->warmup) t0 = now_ns();
-        check(weft_net_send(r->port_b, 0, buf.data(), buf.size()), "weft_net_send");
-        check(weft_net_recv(r->port_a, buf.data(), buf.size(), nullptr, WEFT_NET_FOREVER), "weft_net_recv");
+        check(weft_net_send(x->to, 0, buf.data(), buf.size()), "weft_net_send");
+        check(weft_net_recv(x->mine, buf.data(), buf.size(), nullptr, WEFT_NET_FOREVER), "weft_net_recv");
     }
-    r->half_rtt_ns = static_cast<double>(now_ns() - t0) / (2.0 * static_cast<double>(r->iters));
-    return nullptr;
-}
-
-void* pong(void* arg) {
-    auto* r = static_cast<pingpong_run*>(arg);
-    std::vector<unsigned char> buf(r->bytes, 2);
-    for (long i = 0; i < r->warmup + r->iters; ++i) {
-        check(weft_net_recv(r->port_b, buf.data(), buf.size(), nullptr, WEFT_NET_FOREVER), "weft_net_recv");
-        check(weft_net_send(r->port_a, 0, buf.data(), buf.size()), "weft_net_send");
-    }
+    if (x->timed) r->half_rtt_ns = static_cast<double>(now_ns() - t0) / static_cast<double>(r->iters);
     return nullptr;
 }
 
@@ -66,16 +67,17 @@ void on_node(int node, void* (*fn)(void*), void* arg) {
     check(weft_thread_join(t, nullptr), "weft_thread_join");
 }
 
-double half_rtt_ns(int a, int b, std::size_t bytes, long iters) {
+double exchange_ns(int a, int b, std::size_t bytes, long iters) {
     pingpong_run r;
     r.bytes = bytes;
     r.iters = iters;
     r.warmup = std::max(1L, iters / 10);
     on_node(a, make_port, &r.port_a);
     on_node(b, make_port, &r.port_b);
+    exchange_side xa{&r, r.port_b, r.port_a, true}, xb{&r, r.port_a, r.port_b, false};
     weft_thread_t tp{}, tq{};
-    check(weft_net_spawn(&tq, b, nullptr, pong, &r), "weft_net_spawn");
-    check(weft_net_spawn(&tp, a, nullptr, ping, &r), "weft_net_spawn");
+    check(weft_net_spawn(&tq, b, nullptr, exchange, &xb), "weft_net_spawn");
+    check(weft_net_spawn(&tp, a, nullptr, exchange, &xa), "weft_net_spawn");
     check(weft_thread_join(tp, nullptr), "weft_thread_join");
     check(weft_thread_join(tq, nullptr), "weft_thread_join");
     on_node(a, drop_port, &r.port_a);
@@ -83,7 +85,39 @@ double half_rtt_ns(int a, int b, std::size_t bytes, long iters) {
     return r.half_rtt_ns;
 }
 
+// A node's block relaxed `sweeps` times with no messages.
+struct calc_run {
+    long side;
+    int sweeps;
+};
+
+void* relax_alone(void* arg) {
+    auto const* c = static_cast<calc_run const*>(arg);
+    auto const n = static_cast<std::size_t>(c->side);
+    app::block const b = app::block_of(app::layout{}, 0, n, n);
+    app::grid g(n, n), h(n, n);
+    app::init_block(g, b, n);
+    app::init_block(h, b, n);
+    for (int s = 0; s < c->sweeps; ++s) {
+        app::relax_rect(g, h, 0, c->side, 0, c->side);
+        std::swap(g, h);
+    }
+    keep(g.at(0, 0));
+    return nullptr;
+}
+
 }  // namespace
+
+double weft_calc_time(int nodes, long side, int sweeps) {
+    calc_run const c{side, sweeps};
+    std::vector<weft_thread_t> ts(static_cast<std::size_t>(nodes));
+    std::uint64_t const t0 = now_ns();
+    for (int j = 0; j < nodes; ++j)
+        check(weft_net_spawn(&ts[static_cast<std::size_t>(j)], j, nullptr, relax_alone, const_cast<calc_run*>(&c)),
+              "weft_net_spawn");
+    for (auto t : ts) check(weft_thread_join(t, nullptr), "weft_thread_join");
+    return static_cast<double>(now_ns() - t0) * 1e-9 / sweeps;
+}
 
 pingpong::fit weft_message_fit(int a, int b, std::vector<std::size_t> const& sizes, int rounds, long iters) {
     std::vector<pingpong::point> pts;
@@ -91,7 +125,7 @@ pingpong::fit weft_message_fit(int a, int b, std::vector<std::size_t> const& siz
     // Rounds interleaved over the sizes, so that a slow moment of the machine
     // does not land on one size.
     for (int r = 0; r < rounds; ++r)
-        for (auto& p : pts) p.half_rtt_ns.push_back(half_rtt_ns(a, b, p.bytes, iters));
+        for (auto& p : pts) p.half_rtt_ns.push_back(exchange_ns(a, b, p.bytes, iters));
     return pingpong::fit_alpha_beta(pts, sizes.back());
 }
 

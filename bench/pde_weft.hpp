@@ -11,10 +11,18 @@
 namespace weft::bench::pde {
 
 // alpha and beta of a message between a thread on node a and one on node b
-// of the running job (a == b: same-node): the half round trip of a weft port
-// ping-pong for every size, `rounds` rounds interleaved over the sizes,
-// `iters` round trips each, fitted by least squares.
+// of the running job (a == b: same-node), as a solver's strip sees it: the
+// time per step of an exchange (both threads send to the other, then
+// receive), for every size, `rounds` rounds interleaved over the sizes,
+// `iters` steps each, fitted by least squares.
 pingpong::fit weft_message_fit(int a, int b, std::vector<std::size_t> const& sizes, int rounds, long iters);
+
+// calc(n): seconds per sweep of every node relaxing its side x side block at
+// once on the job's workers, with no messages (a weft thread per node; the
+// wall time from the first start to the last end, over `sweeps` sweeps). It
+// carries what the nodes share: CPUs (more nodes than workers) and caches and
+// memory bandwidth.
+double weft_calc_time(int nodes, long side, int sweeps);
 
 // The model's view of version with `threads` threads per node on `nodes`
 // blocks of side x side: the busiest thread's messages (pde_model.hpp).
