@@ -245,10 +245,13 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
         pingpong::fit const remote = weft_message_fit(0, 1, {8, 1024, 4096, 16384}, rounds, 100);
         pingpong::fit const local = weft_message_fit(0, 0, {8, 1024, 4096, 16384}, rounds, 5000);
         model_params mp;  // share stays 1: calc(n) is measured with the nodes sharing the workers
-        mp.alpha_r_s = remote.alpha_ns * 1e-9;
-        mp.beta_r_s = remote.beta_ns_per_byte * 1e-9;
-        mp.alpha_l_s = local.alpha_ns * 1e-9;
-        mp.beta_l_s = local.beta_ns_per_byte * 1e-9;
+        mp.alpha_r_s = std::max(0.0, remote.alpha_ns * 1e-9);
+        mp.beta_r_s = std::max(0.0, remote.beta_ns_per_byte * 1e-9);
+        // A same-node message is a few hundred ns next to a copy of up to
+        // 16 KiB, so its fitted intercept can come out below 0: the model
+        // takes 0 then (the rows keep the fit).
+        mp.alpha_l_s = std::max(0.0, local.alpha_ns * 1e-9);
+        mp.beta_l_s = std::max(0.0, local.beta_ns_per_byte * 1e-9);
         // Sweeps per run: about run_s of the blocking model's time, from a
         // first calc(n).
         std::map<long, int> sweeps, calc_sweeps;
