@@ -39,14 +39,6 @@ double now_s() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// Run `i` of `parts` near-equal runs of `total`, the longer first (as block_of).
-std::pair<std::size_t, std::size_t> run_of(std::size_t total, int parts, int i) {
-    std::size_t const base = total / static_cast<std::size_t>(parts);
-    std::size_t const extra = total % static_cast<std::size_t>(parts);
-    std::size_t const k = static_cast<std::size_t>(i);
-    return {k * base + std::min(k, extra), base + (k < extra ? 1 : 0)};
-}
-
 std::size_t max_block_nx(problem const& p, layout l) {
     return p.gnx / static_cast<std::size_t>(l.px) + (p.gnx % static_cast<std::size_t>(l.px) != 0 ? 1 : 0);
 }
@@ -54,11 +46,10 @@ std::size_t max_block_nx(problem const& p, layout l) {
 // A gathered row segment: its first global column, then its values.
 std::size_t gather_bytes(std::size_t nx) { return sizeof(std::uint64_t) + nx * sizeof(double); }
 
-// Where a strip sends an edge: the port and whether it is on another node.
+// Where a strip sends an edge (present: the side has a neighbour).
 struct peer {
     weft_port_id_t port{};
     bool present = false;
-    bool remote = false;
 };
 
 // One strip's solver: its grids, its peers and its receive ports. Run by one
@@ -81,9 +72,7 @@ public:
         init_block(new_, sb, p.gny);
         for (int s = 0; s < 4; ++s) mine_[s] = dir[static_cast<std::size_t>(node)].halo[slot(index, s)];
         // My east edge fills the east neighbour's west halo, and so on.
-        auto at = [&](int n, int i, int s) {
-            return peer{dir[static_cast<std::size_t>(n)].halo[slot(i, s)], true, n != node};
-        };
+        auto at = [&](int n, int i, int s) { return peer{dir[static_cast<std::size_t>(n)].halo[slot(i, s)], true}; };
         if (block_.west != no_rank) to_[west] = at(block_.west, index, east);
         if (block_.east != no_rank) to_[east] = at(block_.east, index, west);
         if (index > 0) to_[south] = at(node, index - 1, north);
@@ -279,7 +268,7 @@ strip strip_of(block const& b, int threads, int i) {
     if (b.ny < static_cast<std::size_t>(threads))
         throw std::invalid_argument("pde: a block of " + std::to_string(b.ny) + " rows cannot be cut into " +
                                     std::to_string(threads) + " strips; each needs at least one row");
-    auto const r = run_of(b.ny, threads, i);
+    auto const r = near_equal_run(b.ny, threads, i);
     return {r.first, r.second};
 }
 

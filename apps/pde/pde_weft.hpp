@@ -56,7 +56,7 @@ int threads_per_node(weft_version v) noexcept;
 enum side : int { west = 0, east = 1, south = 2, north = 3 };
 
 // One strip of a node's block: rows [y0, y0 + ny) of the block (block-local),
-// all its columns. Strip i of T is run i of split(block ny, T).
+// all its columns. Strip i of T is near_equal_run(block ny, T, i).
 struct strip {
     std::size_t y0 = 0, ny = 0;
 };
