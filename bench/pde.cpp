@@ -1,27 +1,32 @@
 // weft-bench pde: Felten & McNamee's PDE solver ("Improving the performance of
-// message-passing applications by multithreading", §4) over MPI, against their
-// performance model (§5, equations (1) and (3)).
+// message-passing applications by multithreading", §4) against their
+// performance model (§5, equations (1)-(3)), in two families of rows:
 //
-// For every rank count P of --ranks, one MPI job of this executable
+// transport "inproc": the weft versions (apps/pde/pde_weft.hpp) on a job of P
+// in-process nodes with injected latency (--latency), on --workers workers.
+// The model's inputs are measured on that job in the same invocation: alpha_R
+// and beta_R from a weft port ping-pong between a thread on node 0 and one on
+// node 1, alpha_L and beta_L from one between two threads of node 0 (least
+// squares over 8 B..16 KiB), and t_point, the serial program's seconds per
+// point per sweep on one side x side block. pde_model.hpp has the equations
+// and docs/design/pde.md maps the paper's symbols to them.
+//
+// transport "raw_mpi": for every rank count P, one MPI job of this executable
 // (mpiexec -n P weft-bench pde --mpi-child; mpi_launch.hpp) runs apps/pde's
-// versions on a grid split into P blocks of side x side points, for every
-// side of --sides (n = side^2 points per rank): first a run checked against
-// the serial program (a result that differs stops the experiment), then
-// --rounds timed runs. time_s is the median over rounds of the slowest rank's
-// seconds per sweep.
-//
-// The model's inputs are measured in the same invocation: alpha and beta from
-// a raw MPI ping-pong between two ranks (weft-bench msg's, sizes 8 B to 64 KiB,
-// least squares), and t_point, the serial program's seconds per point per
-// sweep on one side x side block (in this process, median over rounds; it
-// carries the cache effects of each size). With k the neighbours of the
-// busiest rank, lambda = 8 * side bytes per edge, e its points next to a
-// neighbour's edge, and f = max(1, P / CPUs) the time-slicing of an
-// oversubscribed run:
+// MPI versions. alpha and beta come from a raw MPI ping-pong between two ranks
+// (weft-bench msg's, 8 B to 64 KiB). With k the neighbours of the busiest
+// rank, lambda = 8 * side bytes per edge, e its points next to a neighbour's
+// edge, and f = max(1, P / CPUs) the time-slicing of an oversubscribed run:
 //   mpi_plain (T_b, eq. 1):   f*t_point*n + k*(alpha + beta*lambda)
 //   handcoded (T_opt, eq. 3): max(f*t_point*(n - e), k*(alpha + beta*lambda)) + f*t_point*e
-// docs/design/mpi.md maps every symbol of the paper to these.
+//
+// Every (P, side, version) is first run once and checked against the serial
+// program (a result that differs stops the experiment), then timed over
+// --rounds runs; time_s is the median of the slowest node's (rank's) seconds
+// per sweep.
 #include "pde.hpp"
+
+#include <sys/prctl.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -31,9 +36,12 @@
 #include <vector>
 
 #include "apps/pde/pde.hpp"
+#include "apps/pde/pde_weft.hpp"
 #include "harness.hpp"
 #include "mpi_launch.hpp"
+#include "pde_weft.hpp"
 #include "pingpong.hpp"
+#include "weft/weft.h"
 
 namespace weft::bench::pde {
 
@@ -115,31 +123,22 @@ std::string join(std::vector<std::string> const& v) {
     return s;
 }
 
-int run(context& ctx) {
-    auto const& o = ctx.opts();
-    std::vector<long> const ranks = parse_longs("ranks", o.list("ranks"), 1, 64);
-    std::vector<long> const sides = parse_longs("sides", o.list("sides"), 2, 8192);
-    std::vector<std::string> const versions = o.list("versions");
-    int const rounds = static_cast<int>(o.integer("rounds"));
-    double const work = o.number("work");
-    int const max_sweeps = static_cast<int>(o.integer("max-sweeps"));
-    if (o.flag("mpi-child")) {
-#if WEFT_HAVE_MPI
-        return child(static_cast<int>(ranks.front()), sides, versions, rounds, work, max_sweeps);
-#else
-        die("--mpi-child: %s", mpi::not_built_reason().c_str());
-#endif
-    }
+// The raw MPI versions (apps/pde/pde_mpi.hpp): for every P of `ranks`, one
+// MPI job of this executable; rows with transport "raw_mpi".
+void run_raw_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long> const& sides,
+                 std::vector<std::string> const& versions, int rounds, double work, int max_sweeps) {
+    if (versions.empty()) return;
     if (!mpi::built()) {
-        std::fprintf(stderr, "weft-bench pde: not run: %s\n", mpi::not_built_reason().c_str());
-        return 0;
+        ctx.warn("raw_mpi not run: %s", mpi::not_built_reason().c_str());
+        return;
     }
     std::vector<std::string> side_text;
     for (long s : sides) side_text.push_back(std::to_string(s));
 
     ctx.progress("alpha and beta: raw MPI ping-pong, 2 ranks");
-    std::vector<std::size_t> const sizes = {8, 64, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536};
-    pingpong::fit const f = pingpong::fit_alpha_beta(pingpong::measure("msg", sizes, rounds, 5000), 65536);
+    // Five sizes are enough for a straight line, and keep the demo short.
+    std::vector<std::size_t> const sizes = {8, 512, 4096, 16384, 65536};
+    pingpong::fit const f = pingpong::fit_alpha_beta(pingpong::measure("msg", sizes, rounds, 2000), 65536);
     model_inputs const in{f.alpha_ns * 1e-9, f.beta_ns_per_byte * 1e-9, static_cast<int>(allowed_cpus().size())};
     std::map<long, double> t_point;
     for (long s : sides) t_point[s] = serial_point_time(s, work, max_sweeps, rounds);
@@ -188,7 +187,7 @@ int run(context& ctx) {
                 model_terms const m = model(in, static_cast<int>(p), s, t_point[s]);
                 double const model_s = v == "mpi_plain" ? m.t_b : m.t_opt;
                 json_object rec = ctx.record();
-                rec.add("transport", "mpi").add("ranks", p).add("n", s * s).add("side", s).add("version", v);
+                rec.add("transport", "raw_mpi").add("ranks", p).add("n", s * s).add("side", s).add("version", v);
                 rec.add("time_s", sum.median).add("time_s_spread", sum.spread).add("model_s", model_s);
                 rec.add("time_over_model", model_s > 0 ? sum.median / model_s : 0.0);
                 rec.add("sweeps", sweeps[{v, s}]).add("rounds", rounds).add("neighbours", m.neighbours);
@@ -201,40 +200,213 @@ int run(context& ctx) {
             }
         t.add_separator();
     }
-    ctx.print(t, "pde: seconds per sweep (slowest rank, median) against the model");
-    ctx.say("alpha %.1f ns, beta %.4f ns/B (ping-pong fit, 8 B..64 KiB); %d CPUs; every result equals the serial one\n",
+    ctx.print(t, "pde over raw MPI: seconds per sweep (slowest rank, median) against the model");
+    ctx.say("alpha %.1f ns, beta %.4f ns/B (raw MPI ping-pong fit, 8 B..64 KiB); %d CPUs; every result equals the "
+            "serial one\n",
             f.alpha_ns, f.beta_ns_per_byte, in.cpus);
+}
+
+// The weft versions (apps/pde/pde_weft.hpp) on the inproc transport: for
+// every P of `ranks`, a job of P in-process nodes on `workers` workers with
+// the injected latency; the model's inputs measured on that job; rounds
+// interleaved over sides and versions; rows with transport "inproc".
+void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> const& sides,
+                std::vector<std::string> const& versions, int rounds, double work, int max_sweeps, int workers,
+                std::int64_t inj_alpha_ns, std::int64_t inj_beta_ns, double run_s) {
+    if (versions.empty()) return;
+    std::vector<app::weft_version> vs;
+    for (auto const& name : versions) {
+        app::weft_version v{};
+        if (!app::parse_weft_version(name, v)) die("pde: '%s' is not a weft version", name.c_str());
+        vs.push_back(v);
+    }
+    int const cpus = static_cast<int>(allowed_cpus().size());
+    // The injected latency is a timer on which an idle worker sleeps in
+    // futex_wait; Linux lets such a sleep overrun by the thread's timer slack,
+    // 50 us by default, which would add up to 50 us to every message. The
+    // workers inherit this thread's slack: 1 us makes the injected latency the
+    // one asked for (the rows carry the measured alpha_R either way).
+    (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+    weft_config_t cfg{};
+    cfg.workers = workers;
+    cfg.adapt = "off";
+    check(weft_init(&cfg), "weft_init");
+    table t({"nodes", "n", "version", "sweep us", "model us", "time/model", "vs blocking1"});
+    for (long p : ranks) {
+        int const nodes = static_cast<int>(p);
+        weft_net_config_t ncfg{};
+        ncfg.nodes = nodes;
+        ncfg.transport = "inproc";
+        ncfg.latency_alpha_ns = inj_alpha_ns;
+        ncfg.latency_beta_ns = inj_beta_ns;
+        check(weft_net_init(&ncfg), "weft_net_init");
+        ctx.progress("inproc, %d nodes on %d workers: alpha and beta, remote (node 0 - node 1) and same-node", nodes,
+                     workers);
+        pingpong::fit const remote = weft_message_fit(0, 1, {8, 1024, 4096, 16384}, rounds, 100);
+        pingpong::fit const local = weft_message_fit(0, 0, {8, 1024, 4096, 16384}, rounds, 5000);
+        model_params mp;  // share stays 1: calc(n) is measured with the nodes sharing the workers
+        mp.alpha_r_s = std::max(0.0, remote.alpha_ns * 1e-9);
+        mp.beta_r_s = std::max(0.0, remote.beta_ns_per_byte * 1e-9);
+        // A same-node message is a few hundred ns next to a copy of up to
+        // 16 KiB, so its fitted intercept can come out below 0: the model
+        // takes 0 then (the rows keep the fit).
+        mp.alpha_l_s = std::max(0.0, local.alpha_ns * 1e-9);
+        mp.beta_l_s = std::max(0.0, local.beta_ns_per_byte * 1e-9);
+        // Sweeps per run: about run_s of the blocking model's time, from a
+        // first calc(n).
+        std::map<long, int> sweeps, calc_sweeps;
+        for (long s : sides) {
+            calc_sweeps[s] = sweeps_for(s, work, max_sweeps);
+            mp.t_point_s = weft_calc_time(nodes, s, calc_sweeps[s]) / static_cast<double>(s * s);
+            double const est = t_blocking(mp, weft_shape(nodes, s, 1));
+            sweeps[s] = static_cast<int>(std::clamp(run_s / est, 3.0, static_cast<double>(max_sweeps)));
+        }
+        ctx.progress("inproc, %d nodes: checking every version against the serial program", nodes);
+        for (long s : sides)
+            for (auto v : vs) (void)weft_run(nodes, s, v, 3, true);
+        std::map<std::pair<long, int>, std::vector<double>> times;
+        std::map<long, std::vector<double>> calc;
+        for (int r = 0; r < rounds; ++r) {
+            ctx.progress("inproc, %d nodes: round %d of %d", nodes, r + 1, rounds);
+            for (long s : sides) {
+                calc[s].push_back(weft_calc_time(nodes, s, calc_sweeps[s]));
+                for (auto v : vs) times[{s, static_cast<int>(v)}].push_back(weft_run(nodes, s, v, sweeps[s], false));
+            }
+        }
+        check(weft_net_finalize(), "weft_net_finalize");
+        for (long s : sides) {
+            summary const calc_s = summarize(calc[s]);
+            mp.t_point_s = calc_s.median / static_cast<double>(s * s);
+            auto const& base = times[{s, static_cast<int>(app::weft_version::blocking1)}];
+            for (auto v : vs) {
+                auto const& ts = times[{s, static_cast<int>(v)}];
+                summary const sum = summarize(ts);
+                model_shape const shape = weft_shape(nodes, s, app::threads_per_node(v));
+                double const model_s = weft_model(v, mp, shape);
+                json_object rec = ctx.record();
+                rec.add("transport", "inproc").add("ranks", p).add("n", s * s).add("side", s);
+                rec.add("version", app::weft_version_name(v));
+                rec.add("time_s", sum.median).add("time_s_spread", sum.spread).add("model_s", model_s);
+                rec.add("time_over_model", sum.median / model_s);
+                if (!base.empty()) rec.add("time_over_blocking1", median_of_ratios(ts, base));
+                else rec.add_null("time_over_blocking1");
+                rec.add("threads_per_node", app::threads_per_node(v)).add("sweeps", sweeps[s]).add("rounds", rounds);
+                rec.add("workers", workers).add("oversubscribed", nodes > cpus);
+                rec.add("remote_msgs", shape.remote).add("remote_bytes", shape.remote_bytes);
+                rec.add("local_msgs", shape.local).add("local_bytes", shape.local_bytes);
+                rec.add("calc_s", calc_s.median).add("calc_s_spread", calc_s.spread).add("t_point_ns", mp.t_point_s * 1e9);
+                rec.add("injected_alpha_ns", static_cast<double>(inj_alpha_ns));
+                rec.add("injected_beta_ns_per_byte", static_cast<double>(inj_beta_ns));
+                rec.add("alpha_r_ns", remote.alpha_ns).add("beta_r_ns_per_byte", remote.beta_ns_per_byte);
+                rec.add("alpha_l_ns", local.alpha_ns).add("beta_l_ns_per_byte", local.beta_ns_per_byte);
+                rec.add("checked", true);
+                add_provenance(rec);
+                ctx.emit(rec);
+                t.add_row({std::to_string(p), fmt_sig(static_cast<double>(s * s)), app::weft_version_name(v),
+                           fmt(sum.median * 1e6, 1), fmt(model_s * 1e6, 1), fmt(sum.median / model_s, 2),
+                           base.empty() ? "-" : fmt(median_of_ratios(ts, base), 2)});
+            }
+        }
+        t.add_separator();
+        ctx.say("inproc, %d nodes: alpha_R %.0f ns, beta_R %.3f ns/B, alpha_L %.0f ns, beta_L %.4f ns/B (injected "
+                "%lld ns + %lld ns/B)\n",
+                nodes, remote.alpha_ns, remote.beta_ns_per_byte, local.alpha_ns, local.beta_ns_per_byte,
+                static_cast<long long>(inj_alpha_ns), static_cast<long long>(inj_beta_ns));
+    }
+    check(weft_finalize(), "weft_finalize");
+    ctx.print(t, "pde on weft's ports (inproc): seconds per sweep (slowest node, median) against the model");
+}
+
+std::pair<std::int64_t, std::int64_t> parse_latency(std::string const& s) {
+    auto const comma = s.find(',');
+    char* end = nullptr;
+    auto bad = [&]() -> usage_error {
+        return usage_error("--latency: '" + s + "' is not ALPHA_NS,BETA_NS_PER_BYTE (two integers >= 0, e.g. 50000,1)");
+    };
+    if (comma == std::string::npos) throw bad();
+    std::string const a = s.substr(0, comma), b = s.substr(comma + 1);
+    long long const alpha = std::strtoll(a.c_str(), &end, 10);
+    if (a.empty() || *end != '\0' || alpha < 0) throw bad();
+    long long const beta = std::strtoll(b.c_str(), &end, 10);
+    if (b.empty() || *end != '\0' || beta < 0) throw bad();
+    return {alpha, beta};
+}
+
+int run(context& ctx) {
+    auto const& o = ctx.opts();
+    std::vector<long> const ranks = parse_longs("ranks", o.list("ranks"), 1, 64);
+    std::vector<long> const sides = parse_longs("sides", o.list("sides"), 2, 8192);
+    std::vector<std::string> const versions = o.list("versions");
+    std::vector<std::string> const transports = o.list("transports");
+    int const rounds = static_cast<int>(o.integer("rounds"));
+    double const work = o.number("work");
+    int const max_sweeps = static_cast<int>(o.integer("max-sweeps"));
+    if (o.flag("mpi-child")) {
+#if WEFT_HAVE_MPI
+        return child(static_cast<int>(ranks.front()), sides, versions, rounds, work, max_sweeps);
+#else
+        die("--mpi-child: %s", mpi::not_built_reason().c_str());
+#endif
+    }
+    auto const [inj_alpha, inj_beta] = parse_latency(o.string("latency"));
+    auto has = [](std::vector<std::string> const& v, char const* x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+    if (has(transports, "inproc")) {
+        std::vector<std::string> weft_versions;
+        for (auto const& v : versions)
+            if (v != "mpi_plain") weft_versions.push_back(v);
+        run_inproc(ctx, ranks, sides, weft_versions, rounds, work, max_sweeps, static_cast<int>(o.integer("workers")),
+                   inj_alpha, inj_beta, o.number("run-ms") * 1e-3);
+    }
+    if (has(transports, "raw_mpi")) {
+        std::vector<std::string> mpi_versions;
+        for (auto const& v : versions)
+            if (v == "mpi_plain" || v == "handcoded") mpi_versions.push_back(v);
+        run_raw_mpi(ctx, ranks, sides, mpi_versions, rounds, work, max_sweeps);
+    }
     return 0;
 }
 
 registrar const reg{experiment{
     .name = "pde",
-    .description = "Felten & McNamee's PDE solver over MPI (blocking and hand-coded nonblocking) against their model",
+    .description = "Felten & McNamee's PDE solver on weft's ports (inproc) and over raw MPI, against their model",
     .details = "Jacobi relaxation of Laplace's equation (five-point stencil) on P 2-D blocks of side x side points\n"
-               "(apps/pde), for every P of --ranks (each an MPI job of this executable; P above the CPU count is\n"
-               "oversubscribed) and side of --sides. Versions: mpi_plain (blocking MPI_Sendrecv halo exchange,\n"
-               "then the sweep) and handcoded (MPI_Isend/Irecv, the inner points while the edges travel, then\n"
-               "the edge points). Each (P, side, version) is first checked against the serial program, then\n"
-               "timed over --rounds runs of work/side^2 sweeps (2..--max-sweeps). time_s: median of the slowest\n"
-               "rank's seconds per sweep; model_s: the paper's T_b (eq. 1) or T_opt (eq. 3) from alpha and beta\n"
-               "(raw MPI ping-pong) and the serial seconds per point, measured in the same invocation.\n"
-               "See docs/bench.md and docs/design/mpi.md.",
+               "(apps/pde), for every P of --ranks and side of --sides. inproc: the weft versions (blocking1: one\n"
+               "blocking thread per node; threads2/threads4: the block in 2/4 strips, one blocking weft thread\n"
+               "each; handcoded: sends, inner points, receives, edge points) on P in-process nodes with the\n"
+               "injected --latency, rounds interleaved over sides and versions. raw_mpi: mpi_plain (blocking\n"
+               "MPI_Sendrecv) and handcoded (MPI_Isend/Irecv), an MPI job of this executable per P (P above the CPU\n"
+               "count is oversubscribed). Each (P, side, version) is first checked against the serial program.\n"
+               "time_s: median of the slowest node's seconds per sweep; model_s: the paper's T_b (eq. 1), T_2\n"
+               "(eq. 2, generalised to 4 threads) or T_opt (eq. 3) from alpha and beta (weft ping-pong on the same\n"
+               "job, remote and same-node; raw MPI ping-pong for raw_mpi) and the serial seconds per point, all\n"
+               "measured in the same invocation. See docs/bench.md and docs/design/pde.md.",
     .options = {{.name = "ranks", .kind = opt_kind::list, .metavar = "LIST", .default_value = "2,4",
-                 .help = "MPI rank counts (blocks: px x py as square as P allows)"},
+                 .help = "nodes (inproc) and MPI ranks (raw_mpi); blocks: px x py as square as P allows"},
                 {.name = "sides", .kind = opt_kind::list, .metavar = "LIST",
-                 .default_value = "8,16,32,64,128,256,512,1024", .help = "block sides: n = side^2 points per rank"},
-                {.name = "versions", .kind = opt_kind::list, .metavar = "LIST", .default_value = "mpi_plain,handcoded",
-                 .help = "versions to run", .choices = {"mpi_plain", "handcoded"}},
+                 .default_value = "16,32,64,128,256,512,1024", .help = "block sides: n = side^2 points per node"},
+                {.name = "versions", .kind = opt_kind::list, .metavar = "LIST",
+                 .default_value = "blocking1,threads2,threads4,handcoded,mpi_plain",
+                 .help = "versions to run (handcoded runs on both transports)",
+                 .choices = {"blocking1", "threads2", "threads4", "handcoded", "mpi_plain"}},
+                {.name = "transports", .kind = opt_kind::list, .metavar = "LIST", .default_value = "inproc,raw_mpi",
+                 .help = "inproc: the weft versions on in-process nodes; raw_mpi: the MPI versions under mpiexec",
+                 .choices = {"inproc", "raw_mpi"}},
+                {.name = "latency", .kind = opt_kind::string, .metavar = "A,B", .default_value = "50000,1",
+                 .help = "inproc: injected latency of a message between nodes, A ns + B ns per byte"},
+                {.name = "run-ms", .kind = opt_kind::number, .metavar = "MS", .default_value = "150",
+                 .help = "inproc: sweeps per run chosen for about this long a run (3..--max-sweeps)", .min = 0.1,
+                 .max = 1e6},
                 {.name = "work", .kind = opt_kind::number, .metavar = "W", .default_value = "3e7",
-                 .help = "points x sweeps per rank per run", .min = 1, .max = 1e12},
+                 .help = "raw_mpi: points x sweeps per rank per run; both: the serial time per point's run",
+                 .min = 1, .max = 1e12},
                 {.name = "max-sweeps", .kind = opt_kind::integer, .metavar = "N", .default_value = "20000",
-                 .help = "at most this many sweeps per run", .min = 2, .max = 100000000},
+                 .help = "at most this many sweeps per run", .min = 3, .max = 100000000},
                 {.name = "mpi-child", .kind = opt_kind::flag,
                  .help = "internal: a rank of the solver's job on the first --ranks count (pde starts itself so)"},
-                opt_rounds(5)},
+                opt_workers(2), opt_rounds(5)},
     .run = run,
     .in_demo = true,
-    .demo_args = {"--sides", "16,64,256", "--work", "5e6", "--rounds", "3"},
+    .demo_args = {"--sides", "16,64,256", "--work", "2e6", "--rounds", "3", "--run-ms", "20"},
     .demo_order = 61,
 }};
 

@@ -22,18 +22,13 @@ int block::neighbours() const noexcept {
     return (west != no_rank) + (east != no_rank) + (south != no_rank) + (north != no_rank);
 }
 
-namespace {
-
-// Run `i` of `parts` near-equal runs of `total` points: {first, length}.
-std::pair<std::size_t, std::size_t> split(std::size_t total, int parts, int i) {
+std::pair<std::size_t, std::size_t> near_equal_run(std::size_t total, int parts, int i) {
     std::size_t const base = total / static_cast<std::size_t>(parts);
     std::size_t const extra = total % static_cast<std::size_t>(parts);
     std::size_t const k = static_cast<std::size_t>(i);
     std::size_t const first = k * base + std::min(k, extra);
     return {first, base + (k < extra ? 1 : 0)};
 }
-
-}  // namespace
 
 block block_of(layout l, int rank, std::size_t gnx, std::size_t gny) {
     if (rank < 0 || rank >= l.px * l.py)
@@ -46,8 +41,8 @@ block block_of(layout l, int rank, std::size_t gnx, std::size_t gny) {
                                     std::to_string(2 * l.px) + " x " + std::to_string(2 * l.py) + " points");
     int const cx = rank % l.px, cy = rank / l.px;
     block b;
-    std::tie(b.x0, b.nx) = split(gnx, l.px, cx);
-    std::tie(b.y0, b.ny) = split(gny, l.py, cy);
+    std::tie(b.x0, b.nx) = near_equal_run(gnx, l.px, cx);
+    std::tie(b.y0, b.ny) = near_equal_run(gny, l.py, cy);
     if (cx > 0) b.west = rank - 1;
     if (cx + 1 < l.px) b.east = rank + 1;
     if (cy > 0) b.south = rank - l.px;

@@ -4,7 +4,8 @@
 // over p ranks in 2-D blocks. This header is the part every version shares and
 // that needs no MPI: the decomposition, the grid of one block with its halo,
 // the stencil, and the serial reference. The message-passing versions are in
-// pde_mpi.hpp (compiled only when weft is built with MPI).
+// pde_weft.hpp (on weft's ports) and pde_mpi.hpp (raw MPI, compiled only when
+// weft is built with MPI).
 //
 // Problem: the global grid has gnx x gny interior points; the row above the
 // top row (y = gny) is held at 1, the other three boundaries at 0 (as
@@ -26,6 +27,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace weft::apps::pde {
@@ -51,6 +53,10 @@ struct block {
     // Neighbours it exchanges with each sweep (0..4).
     int neighbours() const noexcept;
 };
+// Run `i` of `parts` near-equal runs of `total` points, the longer first:
+// {first, length}. Blocks split the grid so, and strips (pde_weft.hpp) a block.
+std::pair<std::size_t, std::size_t> near_equal_run(std::size_t total, int parts, int i);
+
 // Rank `rank`'s block of a gnx x gny grid over `l`: the columns (rows) are
 // split into px (py) runs whose lengths differ by at most one, the longer ones
 // first. Throws std::invalid_argument (naming the sizes) when a block would

@@ -1,0 +1,66 @@
+// The performance model of Felten & McNamee ("Improving the performance of
+// message-passing applications by multithreading", §5), equations (1)-(3),
+// in seconds per sweep, for the PDE solver's weft versions on one node's
+// block (docs/design/pde.md maps every symbol of the paper to these).
+//
+//   T_b   (1) = f t n + k_R (alpha_R + beta_R lambda_R)                       blocking1
+//   T_T   (2) = T max{ c + f t n / T + m_L (alpha_L + beta_L lambda_L),
+//                      k_RT (alpha_R + beta_R lambda_RT) / (T - 1) }          threads2 (T = 2: eq. 2), threads4
+//   T_opt (3) = max{ f t (n - e), k_R (alpha_R + beta_R lambda_R) } + f t e   handcoded
+//
+// t is seconds per point, f the nodes that share one CPU (max(1, nodes /
+// CPUs)), k_R the block's remote neighbours and lambda_R the bytes of its
+// longest edge; for T strips, k_RT and lambda_RT are the remote messages and
+// longest remote edge of the busiest strip and m_L its same-node messages of
+// lambda_L bytes. The paper models two threads only; for T threads the same
+// argument (one thread computes while the others communicate, so a thread's
+// remote latency is hidden behind the other T - 1 subphases) gives the
+// division by T - 1, which is 1 in eq. 2. The thread switch c is measured
+// inside alpha_L (a same-node message is a copy and a switch), so c = 0 here.
+#pragma once
+
+#include <algorithm>
+
+namespace weft::bench::pde {
+
+struct model_params {
+    double t_point_s = 0;                   // t
+    double share = 1;                       // f
+    double alpha_r_s = 0, beta_r_s = 0;     // remote message: alpha_R s, beta_R s per byte
+    double alpha_l_s = 0, beta_l_s = 0;     // same-node message: alpha_L s, beta_L s per byte
+    double switch_s = 0;                    // c
+};
+
+// One node's work and messages for a version with T threads per node.
+struct model_shape {
+    double n = 0;             // points of the node's block
+    double e = 0;             // of them, next to a neighbour's edge (handcoded's second part)
+    int threads = 1;          // T
+    int remote = 0;           // remote messages of the busiest thread (k_R, or k_RT for T > 1)
+    double remote_bytes = 0;  // its longest remote message (lambda_R, lambda_RT)
+    int local = 0;            // its same-node messages (m_L; 0 for T = 1)
+    double local_bytes = 0;   // lambda_L
+};
+
+inline double comm_remote(model_params const& m, model_shape const& s) {
+    return s.remote * (m.alpha_r_s + m.beta_r_s * s.remote_bytes);
+}
+
+// Eq. (1): one blocking thread per node.
+inline double t_blocking(model_params const& m, model_shape const& s) {
+    return m.share * m.t_point_s * s.n + comm_remote(m, s);
+}
+
+// Eq. (2) for T = s.threads >= 2 threads per node.
+inline double t_threads(model_params const& m, model_shape const& s) {
+    double const cpu = m.switch_s + m.share * m.t_point_s * s.n / s.threads +
+                       s.local * (m.alpha_l_s + m.beta_l_s * s.local_bytes);
+    return s.threads * std::max(cpu, comm_remote(m, s) / (s.threads - 1));
+}
+
+// Eq. (3): the hand-coded nonblocking single thread.
+inline double t_handcoded(model_params const& m, model_shape const& s) {
+    return std::max(m.share * m.t_point_s * (s.n - s.e), comm_remote(m, s)) + m.share * m.t_point_s * s.e;
+}
+
+}  // namespace weft::bench::pde

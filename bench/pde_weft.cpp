@@ -1,0 +1,186 @@
+// weft-bench pde, the weft versions (apps/pde/pde_weft.hpp): the inputs of
+// the model measured on the running job, and the versions' runs. pde.cpp
+// drives them and prints the rows.
+#include "pde_weft.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "apps/pde/pde.hpp"
+#include "apps/pde/pde_weft.hpp"
+#include "harness.hpp"
+
+namespace weft::bench::pde {
+
+namespace {
+
+namespace app = weft::apps::pde;
+
+// An exchange between a thread on node `a` and one on node `b`: each of
+// `iters` steps (after a tenth as many unrecorded ones), both send `bytes` to
+// the other and then receive the other's; half_rtt_ns is the time per step,
+// the latency of a message as a solver's strip sees it.
+struct pingpong_run {
+    weft_port_id_t port_a{}, port_b{};
+    std::size_t bytes = 0;
+    long iters = 0, warmup = 0;
+    double half_rtt_ns = 0;
+};
+
+void* make_port(void* arg) {
+    auto* id = static_cast<weft_port_id_t*>(arg);
+    check(weft_net_port_create(id, 4, 1 << 20), "weft_net_port_create");
+    return nullptr;
+}
+
+void* drop_port(void* arg) {
+    check(weft_net_port_destroy(*static_cast<weft_port_id_t*>(arg)), "weft_net_port_destroy");
+    return nullptr;
+}
+
+// One side of the exchange: send to the other's port, then receive from
+// one's own, as every strip of the solver does each sweep.
+struct exchange_side {
+    pingpong_run* run;
+    weft_port_id_t to, mine;
+    bool timed;  // the side that reports the time
+};
+
+void* exchange(void* arg) {
+    auto* x = static_cast<exchange_side*>(arg);
+    pingpong_run* r = x->run;
+    std::vector<unsigned char> buf(r->bytes, 1);
+    std::uint64_t t0 = 0;
+    for (long i = 0; i < r->warmup + r->iters; ++i) {
+        if (i == r->warmup) t0 = now_ns();
+        check(weft_net_send(x->to, 0, buf.data(), buf.size()), "weft_net_send");
+        check(weft_net_recv(x->mine, buf.data(), buf.size(), nullptr, WEFT_NET_FOREVER), "weft_net_recv");
+    }
+    if (x->timed) r->half_rtt_ns = static_cast<double>(now_ns() - t0) / static_cast<double>(r->iters);
+    return nullptr;
+}
+
+// Runs fn(arg) on a weft thread of `node` and waits for it.
+void on_node(int node, void* (*fn)(void*), void* arg) {
+    weft_thread_t t{};
+    check(weft_net_spawn(&t, node, nullptr, fn, arg), "weft_net_spawn");
+    check(weft_thread_join(t, nullptr), "weft_thread_join");
+}
+
+double exchange_ns(int a, int b, std::size_t bytes, long iters) {
+    pingpong_run r;
+    r.bytes = bytes;
+    r.iters = iters;
+    r.warmup = std::max(1L, iters / 10);
+    on_node(a, make_port, &r.port_a);
+    on_node(b, make_port, &r.port_b);
+    exchange_side xa{&r, r.port_b, r.port_a, true}, xb{&r, r.port_a, r.port_b, false};
+    weft_thread_t tp{}, tq{};
+    check(weft_net_spawn(&tq, b, nullptr, exchange, &xb), "weft_net_spawn");
+    check(weft_net_spawn(&tp, a, nullptr, exchange, &xa), "weft_net_spawn");
+    check(weft_thread_join(tp, nullptr), "weft_thread_join");
+    check(weft_thread_join(tq, nullptr), "weft_thread_join");
+    on_node(a, drop_port, &r.port_a);
+    on_node(b, drop_port, &r.port_b);
+    return r.half_rtt_ns;
+}
+
+// A node's block relaxed `sweeps` times with no messages.
+struct calc_run {
+    long side;
+    int sweeps;
+};
+
+void* relax_alone(void* arg) {
+    auto const* c = static_cast<calc_run const*>(arg);
+    auto const n = static_cast<std::size_t>(c->side);
+    app::block const b = app::block_of(app::layout{}, 0, n, n);
+    app::grid g(n, n), h(n, n);
+    app::init_block(g, b, n);
+    app::init_block(h, b, n);
+    for (int s = 0; s < c->sweeps; ++s) {
+        app::relax_rect(g, h, 0, c->side, 0, c->side);
+        std::swap(g, h);
+    }
+    keep(g.at(0, 0));
+    return nullptr;
+}
+
+}  // namespace
+
+double weft_calc_time(int nodes, long side, int sweeps) {
+    calc_run const c{side, sweeps};
+    std::vector<weft_thread_t> ts(static_cast<std::size_t>(nodes));
+    std::uint64_t const t0 = now_ns();
+    for (int j = 0; j < nodes; ++j)
+        check(weft_net_spawn(&ts[static_cast<std::size_t>(j)], j, nullptr, relax_alone, const_cast<calc_run*>(&c)),
+              "weft_net_spawn");
+    for (auto t : ts) check(weft_thread_join(t, nullptr), "weft_thread_join");
+    return static_cast<double>(now_ns() - t0) * 1e-9 / sweeps;
+}
+
+pingpong::fit weft_message_fit(int a, int b, std::vector<std::size_t> const& sizes, int rounds, long iters) {
+    std::vector<pingpong::point> pts;
+    for (std::size_t s : sizes) pts.push_back({s, {}});
+    // Rounds interleaved over the sizes, so that a slow moment of the machine
+    // does not land on one size.
+    for (int r = 0; r < rounds; ++r)
+        for (auto& p : pts) p.half_rtt_ns.push_back(exchange_ns(a, b, p.bytes, iters));
+    return pingpong::fit_alpha_beta(pts, sizes.back());
+}
+
+model_shape weft_shape(int nodes, long side, int threads) {
+    app::layout const l = app::block_layout(nodes);
+    auto const g = static_cast<std::size_t>(side);
+    std::size_t const gnx = g * static_cast<std::size_t>(l.px), gny = g * static_cast<std::size_t>(l.py);
+    model_shape best;
+    best.remote = -1;
+    for (int r = 0; r < nodes; ++r) {
+        app::block const b = app::block_of(l, r, gnx, gny);
+        int const kx = (b.west != app::no_rank) + (b.east != app::no_rank);
+        int const ky = (b.south != app::no_rank) + (b.north != app::no_rank);
+        for (int i = 0; i < threads; ++i) {
+            app::strip const s = app::strip_of(b, threads, i);
+            model_shape m;
+            m.n = static_cast<double>(b.nx) * static_cast<double>(b.ny);
+            m.e = m.n - static_cast<double>(b.nx - static_cast<std::size_t>(kx)) *
+                            static_cast<double>(b.ny - static_cast<std::size_t>(ky));
+            m.threads = threads;
+            bool const below = i == 0 && b.south != app::no_rank, above = i == threads - 1 && b.north != app::no_rank;
+            m.remote = kx + below + above;
+            m.remote_bytes = 8.0 * static_cast<double>(std::max(kx > 0 ? s.ny : 0, below || above ? b.nx : 0));
+            m.local = (i > 0) + (i + 1 < threads);
+            m.local_bytes = m.local > 0 ? 8.0 * static_cast<double>(b.nx) : 0.0;
+            if (m.remote > best.remote || (m.remote == best.remote && m.local > best.local)) best = m;
+        }
+    }
+    return best;
+}
+
+double weft_model(app::weft_version v, model_params const& m, model_shape const& s) {
+    switch (v) {
+        case app::weft_version::blocking1: return t_blocking(m, s);
+        case app::weft_version::threads2:
+        case app::weft_version::threads4: return t_threads(m, s);
+        case app::weft_version::handcoded: return t_handcoded(m, s);
+    }
+    return 0;
+}
+
+double weft_run(int nodes, long side, app::weft_version v, int sweeps, bool check) {
+    app::layout const l = app::block_layout(nodes);
+    app::problem const p{static_cast<std::size_t>(side) * static_cast<std::size_t>(l.px),
+                         static_cast<std::size_t>(side) * static_cast<std::size_t>(l.py), v, sweeps};
+    if (!check) return app::run_inproc(p, false, nullptr);
+    std::vector<double> got;
+    double const secs = app::run_inproc(p, true, &got);
+    std::vector<double> const ref = app::serial(p.gnx, p.gny, sweeps);
+    double const diff = app::max_abs_diff(got, ref);
+    if (diff != 0)
+        die("pde: version %s on %d inproc nodes, side %ld: the result differs from the serial program's by up to %g "
+            "(it must equal it)",
+            app::weft_version_name(v), nodes, side, diff);
+    return secs;
+}
+
+}  // namespace weft::bench::pde

@@ -1,0 +1,39 @@
+// weft-bench pde: the weft versions on the running inproc job (pde_weft.cpp).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "apps/pde/pde_weft.hpp"
+#include "pde_model.hpp"
+#include "pingpong.hpp"
+
+namespace weft::bench::pde {
+
+// alpha and beta of a message between a thread on node a and one on node b
+// of the running job (a == b: same-node), as a solver's strip sees it: the
+// time per step of an exchange (both threads send to the other, then
+// receive), for every size, `rounds` rounds interleaved over the sizes,
+// `iters` steps each, fitted by least squares.
+pingpong::fit weft_message_fit(int a, int b, std::vector<std::size_t> const& sizes, int rounds, long iters);
+
+// calc(n): seconds per sweep of every node relaxing its side x side block at
+// once on the job's workers, with no messages (a weft thread per node; the
+// wall time from the first start to the last end, over `sweeps` sweeps). It
+// carries what the nodes share: CPUs (more nodes than workers) and caches and
+// memory bandwidth.
+double weft_calc_time(int nodes, long side, int sweeps);
+
+// The model's view of version with `threads` threads per node on `nodes`
+// blocks of side x side: the busiest thread's messages (pde_model.hpp).
+model_shape weft_shape(int nodes, long side, int threads);
+
+// Eq. (1), (2) or (3) for the version.
+double weft_model(weft::apps::pde::weft_version v, model_params const& m, model_shape const& s);
+
+// One run of the version on the running job's nodes (blocks of side x side):
+// seconds per sweep of the slowest node. With check, the result is compared
+// with the serial program's and a difference ends the experiment.
+double weft_run(int nodes, long side, weft::apps::pde::weft_version v, int sweeps, bool check);
+
+}  // namespace weft::bench::pde
