@@ -862,6 +862,14 @@ WEFT_API int weft_net_port_create(weft_port_id_t *id, size_t max_msgs, size_t ma
  * Errors: ENOTCONN no job; ENOENT no such port; EPERM the port is on
  *         another node. */
 WEFT_API int weft_net_port_destroy(weft_port_id_t id);
+/* Closes a port of the caller's node for new messages, keeping it: later
+ * sends, and the threads blocked sending to it, return EPIPE; receivers take
+ * the messages already buffered, then get EPIPE instead of waiting. How a
+ * server stops without losing a request silently (docs/design/rpc.md): close,
+ * drain, destroy. Closing a closed port does nothing.
+ * Errors: ENOTCONN no job; ENOENT no such port; EPERM the port is on
+ *         another node. */
+WEFT_API int weft_net_port_close(weft_port_id_t id);
 
 /* Sends len bytes (buf may be NULL when len is 0) with `tag` to port `to`,
  * on any node. Returns once the message is copied into the destination
