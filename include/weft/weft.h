@@ -828,6 +828,10 @@ typedef struct weft_net_status {
 /* Starts a job of cfg->nodes nodes (NULL: every field unset) on the weft
  * runtime (started from the environment if it is not running). The caller
  * is on node 0.
+ * It also starts the job's services (weft/rpc.h): each node's barrier port,
+ * and the naming service's port and server thread on node 0. That thread
+ * ends with weft_net_finalize; weft_finalize waits for every weft thread, so
+ * end the job first.
  * Contexts: weft thread or external, the job not started.
  * Errors: EBUSY a job is running; EINVAL a bad field or WEFT_NET /
  *         WEFT_NET_LATENCY value (a message naming it and the valid values is
