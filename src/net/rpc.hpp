@@ -66,6 +66,11 @@ void stop_services(job& j);
 // the job whose serial it records.
 std::uint64_t job_serial();
 
+// Frees the calling thread's caller record (weft_net_finalize: the thread
+// that ends a job, usually main, whose key destructors never run; other
+// threads' records go at their exit). Its reply port goes with the job.
+void release_caller();
+
 // The naming server's loop (names.cpp) and the barrier's state (barrier.cpp).
 void* names_server_main(void* arg);
 [[nodiscard]] int barrier_setup(job& j);

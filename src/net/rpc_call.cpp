@@ -19,6 +19,7 @@
 #include "core/wait.hpp"
 #include "net/port.hpp"
 #include "net/rpc.hpp"
+#include "sync/primitives.hpp"
 
 namespace weft::detail::net {
 namespace {
@@ -38,6 +39,7 @@ struct caller {
 weft_key_t g_key;
 std::once_flag g_key_once;
 int g_key_rc = 0;
+atomic<bool> g_key_made{false};  // g_key is valid (release_caller may run before any call)
 
 void caller_exit(void* v) {
     auto* c = static_cast<caller*>(v);
@@ -47,7 +49,10 @@ void caller_exit(void* v) {
 
 // The calling thread's record, with a reply port of the running job.
 int get_caller(caller** out) {
-    std::call_once(g_key_once, [] { g_key_rc = weft_key_create(&g_key, &caller_exit); });
+    std::call_once(g_key_once, [] {
+        g_key_rc = weft_key_create(&g_key, &caller_exit);
+        g_key_made.store(g_key_rc == 0, memory_order_release);
+    });
     if (g_key_rc != 0) return g_key_rc;
     auto* c = static_cast<caller*>(weft_getspecific(g_key));
     if (c == nullptr) {
@@ -70,6 +75,15 @@ int get_caller(caller** out) {
 }
 
 }  // namespace
+
+void release_caller() {
+    if (!g_key_made.load(memory_order_acquire)) return;
+    auto* c = static_cast<caller*>(weft_getspecific(g_key));
+    if (c == nullptr) return;
+    delete c;
+    (void)weft_setspecific(g_key, nullptr);
+}
+
 }  // namespace weft::detail::net
 
 using namespace weft::detail;

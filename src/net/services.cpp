@@ -51,6 +51,7 @@ void stop_services(job& j) {
         g_names_thread = WEFT_THREAD_NULL;
     }
     barrier_teardown();
+    release_caller();
 }
 
 }  // namespace weft::detail::net
