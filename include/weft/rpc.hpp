@@ -378,22 +378,29 @@ void register_all(weft_rpc_server_t srv, S& obj, functions<Fs...>*) {
 
 // --- Caller side -------------------------------------------------------------------------
 
-// Function m's place in interface<S>'s list, and its name; -1 if not listed.
+// Function m's place in interface<S>'s list; -1 if not listed.
 template <class M, auto... Fs>
-int find(M m, functions<Fs...>*, std::string_view* name) {
+int find(M m, functions<Fs...>*) {
     int id = 0, found = -1;
     (
         [&] {
             if constexpr (std::is_same_v<decltype(Fs), M>) {
-                if (found < 0 && Fs == m) {
-                    found = id;
-                    *name = name_of<Fs>();
-                }
+                if (found < 0 && Fs == m) found = id;
             }
             ++id;
         }(),
         ...);
     return found;
+}
+
+// The name of the list's function `id` (only for messages: it is parsed from
+// the compiler's text, so a call does not pay for it).
+template <auto... Fs>
+std::string_view name_at(int id, functions<Fs...>*) {
+    std::string_view name;
+    int i = 0;
+    ((name = i++ == id ? name_of<Fs>() : name), ...);
+    return name;
 }
 
 template <class M, auto... Fs>
@@ -405,8 +412,9 @@ inline std::string where(weft_port_id_t p) {
     return "port (" + std::to_string(p.node) + "," + std::to_string(p.index) + "," + std::to_string(p.gen) + ")";
 }
 
-[[noreturn]] inline void fail(int rc, std::string_view name, int id, weft_port_id_t port, const weft_rpc_result_t& r) {
-    std::string fn(name);
+template <class List>
+[[noreturn]] void fail(int rc, int id, weft_port_id_t port, const weft_rpc_result_t& r) {
+    std::string fn(name_at(id, static_cast<List*>(nullptr)));
     std::string text = r.data != nullptr ? std::string(static_cast<const char*>(r.data), r.len) : std::string();
     std::string head = "weft::rpc::call " + fn + " (function " + std::to_string(id) + ") at " + where(port) + ": ";
     const char* what = nullptr;
@@ -438,8 +446,7 @@ auto call(weft_port_id_t port, std::int64_t timeout_ns, M m, A&&... a) {
     static_assert(listed_type<M>(static_cast<list*>(nullptr)),
                   "weft::rpc::call: no function of this type is listed in weft::rpc::interface<Service>");
     static_assert(sizeof...(A) == std::tuple_size_v<Params>, "weft::rpc::call: wrong number of arguments");
-    std::string_view name;
-    int id = find(m, static_cast<list*>(nullptr), &name);
+    int id = find(m, static_cast<list*>(nullptr));
     if (id < 0)
         throw error(EINVAL, "?", -1, "weft::rpc::call: the function is not listed in weft::rpc::interface<Service>");
     constexpr auto idx = std::make_index_sequence<std::tuple_size_v<Params>>{};
@@ -455,16 +462,16 @@ auto call(weft_port_id_t port, std::int64_t timeout_ns, M m, A&&... a) {
     }
     pack(buf, args, idx);
     weft_rpc_result_t res{};
-    int rc = weft_rpc_call_typed(port, id, T::sig, buf, n, timeout_ns, &res);
-    if (rc != 0) fail(rc, name, id, port, res);
+    int rc = weft_rpc_call_typed(port, id, T::sig, n == 0 ? nullptr : buf, n, timeout_ns, &res);
+    if (rc != 0) fail<list>(rc, id, port, res);
     if constexpr (std::is_void_v<R>) {
-        if (res.len != 0) fail(EBADMSG, name, id, port, weft_rpc_result_t{"a void function's reply has bytes", 33});
+        if (res.len != 0) fail<list>(EBADMSG, id, port, weft_rpc_result_t{"a void function's reply has bytes", 33});
     } else {
         reader rd(res.data, res.len);
         R v = rd.template get<R>();
         if (!rd.at_end()) {
             std::string why = "the reply (" + std::to_string(res.len) + " bytes) does not decode as the result type";
-            fail(EPROTO, name, id, port, weft_rpc_result_t{why.data(), why.size()});
+            fail<list>(EPROTO, id, port, weft_rpc_result_t{why.data(), why.size()});
         }
         return v;
     }
