@@ -5,7 +5,7 @@
 // A server thread receives a request, checks its frame, finds the function,
 // checks the type signature, runs the handler and sends the reply to the
 // request's reply port. Every failure short of a request with no readable
-// header (which names no reply port: it is counted and dropped) becomes a
+// header (which names no reply port: it is dropped) becomes a
 // reply with an error status and a text that names what was wrong, and the
 // thread goes on to the next request.
 //
@@ -95,7 +95,6 @@ struct weft_rpc_server_s {
     int node = 0;  // the port's and the threads'
     std::vector<weft_thread_t> threads;
     atomic<bool> stopping{false};
-    atomic<std::uint64_t> dropped{0};  // requests without a readable header
 
     const function* find(std::uint32_t id) const {
         auto it = std::lower_bound(fns.begin(), fns.end(), id,
@@ -139,10 +138,7 @@ void run(const function& fn, const frame& rq, byte_buffer& out) {
 
 void serve(weft_rpc_server_s& s, const unsigned char* bytes, std::size_t len, byte_buffer& out) {
     decoded_frame d = decode_frame(bytes, len);
-    if (!d.header_read || d.f.kind != frame_kind::request) {
-        s.dropped.fetch_add(1, memory_order_relaxed);  // no reply port to answer
-        return;
-    }
+    if (!d.header_read || d.f.kind != frame_kind::request) return;  // names no reply port: nobody to answer
     const frame& rq = d.f;
     if (d.error != frame_error::none) {
         return send_error(rq, EBADMSG, out, "malformed request for function %u: %s", rq.fn_id,
