@@ -12,7 +12,7 @@
 // Stopping (weft_rpc_server_destroy): close the port, so new requests fail
 // at their senders (EPIPE); the threads drain what is buffered, answering
 // each EPIPE ("stopping"), and leave when the closed port is empty; join
-// them; destroy the port. No request is dropped without an answer.
+// them; destroy the port. No request that names a reply port goes unanswered.
 #include <algorithm>
 #include <cerrno>
 #include <cstdarg>
