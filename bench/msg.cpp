@@ -21,15 +21,35 @@
 //                       sender copies straight into the waiting receiver's
 //                       buffer). Its latency_ns is the whole round trip, the
 //                       figure the target names; 8-byte messages.
+//   rpc (inproc)        weft::rpc::call from a thread of node 1 to a server of
+//                       one thread on node 0 (docs/design/rpc.md): a null call
+//                       (no arguments, void result; bytes 0) and one with an
+//                       8-byte argument and result (bytes 8); latency_ns is
+//                       the whole call, at 1 and 2 workers (workers).
+//   lookup (inproc)     weft_net_name_lookup of a registered name from node 1:
+//                       an RPC to the naming server on node 0; bytes is the
+//                       name's length; 1 and 2 workers.
 // Without MPI built in, the MPI operations print why and emit no rows (status 0).
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "harness.hpp"
 #include "mpi_launch.hpp"
 #include "pingpong.hpp"
+#include "weft/rpc.hpp"
 #include "weft/weft.h"
+
+// The service the rpc rows call.
+struct msg_bench_service {
+    void null() {}
+    std::int64_t echo(std::int64_t v) { return v; }
+};
+template <>
+struct weft::rpc::interface<msg_bench_service>
+    : weft::rpc::functions<&msg_bench_service::null, &msg_bench_service::echo> {};
 
 namespace weft::bench::msg {
 namespace {
@@ -150,12 +170,121 @@ void run_port_roundtrip(context& ctx) {
     ctx.print(t, "msg: round trip of an 8-byte message between two weft threads on one worker (same node)");
 }
 
+// One timed round of `iters` calls of `one` from a thread of node 1; ns per call.
+template <class F>
+double on_node1_round(long iters, F one) {
+    struct arg {
+        long iters;
+        F* one;
+        double ns;
+    } a{iters, &one, 0};
+    weft_thread_t t;
+    check(weft_net_spawn(&t, 1, nullptr,
+                         [](void* p) -> void* {
+                             auto* a = static_cast<arg*>(p);
+                             (*a->one)();  // untimed: the reply port is made, the server waits
+                             std::uint64_t t0 = now_ns();
+                             for (long i = 0; i < a->iters; ++i) (*a->one)();
+                             a->ns = double(now_ns() - t0) / double(a->iters);
+                             return nullptr;
+                         },
+                         &a),
+          "weft_net_spawn");
+    check(weft_thread_join(t, nullptr), "weft_thread_join");
+    return a.ns;
+}
+
+void emit_call_row(context& ctx, table& t, char const* op_name, int workers, std::size_t bytes,
+                   std::vector<double> const& samples, std::string const& policy) {
+    summary const s = summarize(samples);
+    json_object rec = ctx.record();
+    rec.add("op", op_name).add("transport", "inproc").add("workers", workers);
+    rec.add("bytes", static_cast<unsigned long long>(bytes)).add("latency_ns", s.median);
+    rec.add("latency_ns_spread", s.spread).add("latency_ns_min", s.min).add("latency_ns_max", s.max);
+    rec.add("bandwidth_mb_s", s.median > 0 ? double(bytes) / s.median * 1e3 : 0.0);
+    rec.add("rounds", static_cast<unsigned long long>(s.n)).add("sched", policy);
+    add_provenance(rec);
+    ctx.emit(rec);
+    t.add_row({op_name, "inproc", std::to_string(workers), std::to_string(bytes), fmt(s.median, 1), fmt(s.min, 1),
+               fmt_pct(s.spread)});
+}
+
+// rpc and lookup share the set-up: a runtime of `workers` workers, a job of
+// two in-process nodes, a server of one thread on node 0 (main's node).
+template <class Body>
+void with_two_nodes(context& ctx, int workers, Body body) {
+    std::string const sched = ctx.opts().string("sched");
+    weft_config_t cfg{};
+    cfg.workers = workers;
+    cfg.sched = sched.empty() ? nullptr : sched.c_str();
+    cfg.adapt = "off";
+    check(weft_init(&cfg), "weft_init");
+    weft_net_config_t ncfg{};
+    ncfg.nodes = 2;
+    ncfg.transport = "inproc";
+    check(weft_net_init(&ncfg), "weft_net_init");
+    body(std::string(weft_sched_name()));
+    check(weft_net_finalize(), "weft_net_finalize");
+    check(weft_finalize(), "weft_finalize");
+}
+
+void run_rpc(context& ctx) {
+    auto const& o = ctx.opts();
+    int const rounds = static_cast<int>(o.integer("rounds"));
+    long const iters = static_cast<long>(o.integer("iters"));
+    table t({"op", "transport", "workers", "bytes", "median ns", "min ns", "spread"}, "llrrrrr");
+    for (int workers : {1, 2}) {
+        with_two_nodes(ctx, workers, [&](std::string const& policy) {
+            msg_bench_service svc;
+            weft::rpc::server<msg_bench_service> srv(svc, 1);
+            weft_port_id_t const port = srv.port();
+            std::vector<double> null_ns, echo_ns;
+            for (int r = 0; r < rounds; ++r) {
+                null_ns.push_back(on_node1_round(iters, [&] { weft::rpc::call(port, &msg_bench_service::null); }));
+                echo_ns.push_back(on_node1_round(iters, [&] {
+                    if (weft::rpc::call(port, &msg_bench_service::echo, std::int64_t(7)) != 7) std::abort();
+                }));
+            }
+            emit_call_row(ctx, t, "rpc", workers, 0, null_ns, policy);
+            emit_call_row(ctx, t, "rpc", workers, 8, echo_ns, policy);
+        });
+    }
+    ctx.print(t, "msg: RPC round trip, caller on node 1, one server thread on node 0 (inproc)");
+}
+
+void run_lookup(context& ctx) {
+    auto const& o = ctx.opts();
+    int const rounds = static_cast<int>(o.integer("rounds"));
+    long const iters = static_cast<long>(o.integer("iters"));
+    char const* name = "LocalSum1";
+    table t({"op", "transport", "workers", "bytes", "median ns", "min ns", "spread"}, "llrrrrr");
+    for (int workers : {1, 2}) {
+        with_two_nodes(ctx, workers, [&](std::string const& policy) {
+            weft_port_id_t p{};
+            check(weft_net_port_create(&p, 1, 64), "weft_net_port_create");
+            check(weft_net_name_register(name, p), "weft_net_name_register");
+            std::vector<double> ns;
+            for (int r = 0; r < rounds; ++r) {
+                ns.push_back(on_node1_round(iters, [&] {
+                    weft_port_id_t q{};
+                    check(weft_net_name_lookup(name, &q, 0), "weft_net_name_lookup");
+                }));
+            }
+            check(weft_net_port_destroy(p), "weft_net_port_destroy");
+            emit_call_row(ctx, t, "lookup", workers, std::strlen(name), ns, policy);
+        });
+    }
+    ctx.print(t, "msg: name lookup from node 1 (an RPC to the naming server on node 0, inproc)");
+}
+
 bool always_built() { return true; }
 std::string never_missing() { return {}; }
 
 std::vector<op> const& ops() {
     static std::vector<op> const all = {
         {"port_roundtrip", "inproc", always_built, never_missing, run_port_roundtrip},
+        {"rpc", "inproc", always_built, never_missing, run_rpc},
+        {"lookup", "inproc", always_built, never_missing, run_lookup},
         {"pingpong", "raw_mpi", mpi::built, mpi::not_built_reason, run_raw_mpi_pingpong},
     };
     return all;
@@ -206,7 +335,10 @@ registrar const reg{experiment{
                "doubling) after a tenth as many unrecorded ones. Reported per size: latency_ns, the median over\n"
                "--rounds rounds of the half round trip, with its spread; bandwidth_mb_s = bytes / latency\n"
                "(10^6 B/s). Then a fit row: latency = alpha + beta * bytes by least squares over the sizes up to\n"
-               "--fit-max-bytes. Without MPI built in, says so and emits no rows. See docs/bench.md.",
+               "--fit-max-bytes. Without MPI built in, says so and emits no rows.\n"
+               "rpc over inproc: weft::rpc::call from node 1 to a one-thread server on node 0, null (bytes 0) and\n"
+               "with an 8-byte argument and result (bytes 8); lookup: weft_net_name_lookup from node 1; both at 1\n"
+               "and 2 workers, latency_ns the whole call (median over --rounds rounds of --iters). See docs/bench.md.",
     .options = {{.name = "ops", .kind = opt_kind::list, .metavar = "LIST", .default_value = joined_op_names(),
                  .help = "operations to measure", .choices = op_names()},
                 {.name = "sizes", .kind = opt_kind::list, .metavar = "LIST",

@@ -4,6 +4,8 @@
 #   1. release preset: build, ctest (every label)
 #   2. asan preset (ASan + UBSan + LSan): build, ctest (every label)
 #   3. tsan preset: build, ctest -L concurrency
+#   4. fuzz preset (clang-14 + libFuzzer): build fuzz/'s targets, run each for
+#      WEFT_FUZZ_SECONDS (30 s) from its seed corpus (scripts/fuzz.sh does it alone)
 #
 # Each stage builds with -j$WEFT_JOBS and runs ctest -j$WEFT_JOBS (default 2).
 # A stage whose configure or build fails counts as one failed test and the next
@@ -12,14 +14,14 @@
 # summed over the stages (CI reads it; skipped tests count as neither); the exit
 # status is non-zero if anything failed.
 #
-# Environment: WEFT_JOBS (default 2); WEFT_TEST_STAGES (default "release asan tsan");
+# Environment: WEFT_JOBS (default 2); WEFT_TEST_STAGES (default "release asan tsan fuzz");
 # WEFT_CTEST_ARGS (extra ctest arguments for every stage, e.g. "-R unit\.").
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 jobs=${WEFT_JOBS:-2}
-read -r -a stages <<<"${WEFT_TEST_STAGES:-release asan tsan}"
+read -r -a stages <<<"${WEFT_TEST_STAGES:-release asan tsan fuzz}"
 # shellcheck disable=SC2206 # word splitting intended
 extra_ctest_args=(${WEFT_CTEST_ARGS:-})
 

@@ -829,6 +829,10 @@ typedef struct weft_net_status {
 /* Starts a job of cfg->nodes nodes (NULL: every field unset) on the weft
  * runtime (started from the environment if it is not running). The caller
  * is on node 0.
+ * It also starts the job's services (weft/rpc.h): each node's barrier port,
+ * and the naming service's port and server thread on node 0. That thread
+ * ends with weft_net_finalize; weft_finalize waits for every weft thread, so
+ * end the job first.
  * Contexts: weft thread or external, the job not started.
  * Errors: EBUSY a job is running; EINVAL a bad field or WEFT_NET /
  *         WEFT_NET_LATENCY value (a message naming it and the valid values is
@@ -863,6 +867,14 @@ WEFT_API int weft_net_port_create(weft_port_id_t *id, size_t max_msgs, size_t ma
  * Errors: ENOTCONN no job; ENOENT no such port; EPERM the port is on
  *         another node. */
 WEFT_API int weft_net_port_destroy(weft_port_id_t id);
+/* Closes a port of the caller's node for new messages, keeping it: later
+ * sends, and the threads blocked sending to it, return EPIPE; receivers take
+ * the messages already buffered, then get EPIPE instead of waiting. How a
+ * server stops without losing a request silently (docs/design/rpc.md): close,
+ * drain, destroy. Closing a closed port does nothing.
+ * Errors: ENOTCONN no job; ENOENT no such port; EPERM the port is on
+ *         another node. */
+WEFT_API int weft_net_port_close(weft_port_id_t id);
 
 /* Sends len bytes (buf may be NULL when len is 0) with `tag` to port `to`,
  * on any node. Returns once the message is copied into the destination

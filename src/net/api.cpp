@@ -71,6 +71,12 @@ WEFT_API int weft_net_port_destroy(weft_port_id_t id) {
     return port_destroy(*j, self_node(), id);
 }
 
+WEFT_API int weft_net_port_close(weft_port_id_t id) {
+    job* j = current_job();
+    if (j == nullptr) return ENOTCONN;
+    return port_close(*j, self_node(), id);
+}
+
 WEFT_API int weft_net_send(weft_port_id_t to, int32_t tag, const void* buf, size_t len) {
     job* j = current_job();
     if (j == nullptr) return ENOTCONN;

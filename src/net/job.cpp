@@ -13,6 +13,7 @@
 #include "core/env.hpp"
 #include "core/runtime.hpp"
 #include "net/port.hpp"
+#include "net/rpc.hpp"
 
 namespace weft::detail::net {
 namespace {
@@ -88,25 +89,48 @@ WEFT_API int weft_net_init(const weft_net_config_t* cfg) {
     std::uint32_t nodes = 0;
     transport_config tc;
     if (int rc = read_net_settings(cfg, &nodes, &tc); rc != 0) return rc;
-    lock_guard<spinlock> g(g_job_lock);
-    if (g_job.load(memory_order_relaxed) != nullptr) return EBUSY;
-    auto* j = new (std::nothrow) job;
-    if (j == nullptr) return ENOMEM;
-    j->nodes = nodes;
-    j->tables.reset(new (std::nothrow) node_table[nodes]);
-    j->tp = make_transport(tc);
-    if (!j->tables || !j->tp) {
-        delete j;
-        return ENOMEM;
+    job* j = nullptr;
+    {
+        lock_guard<spinlock> g(g_job_lock);
+        if (g_job.load(memory_order_relaxed) != nullptr) return EBUSY;
+        j = new (std::nothrow) job;
+        if (j == nullptr) return ENOMEM;
+        j->nodes = nodes;
+        j->tables.reset(new (std::nothrow) node_table[nodes]);
+        j->tp = make_transport(tc);
+        if (!j->tables || !j->tp) {
+            delete j;
+            return ENOMEM;
+        }
+        g_job.store(j, memory_order_release);
     }
-    g_job.store(j, memory_order_release);
+    // The barrier ports and the naming service (docs/design/rpc.md): the
+    // naming server is a thread of node 0, so the job is published first, and
+    // its spawn may switch threads, so not under the spinlock.
+    if (int rc = start_services(*j); rc != 0) {
+        stop_services(*j);
+        lock_guard<spinlock> g(g_job_lock);
+        (void)close_all(*j);
+        g_job.store(nullptr, memory_order_release);
+        delete j;
+        return rc;
+    }
     return 0;
 }
 
 WEFT_API int weft_net_finalize(void) {
+    job* j = nullptr;
+    {
+        lock_guard<spinlock> g(g_job_lock);
+        j = g_job.load(memory_order_relaxed);
+        if (j == nullptr) return ENOTCONN;
+        // The naming server waits on its port for good: it is the services'
+        // to stop, once no other thread waits.
+        weft_port_id_t names = names_port();
+        if (any_waiter(*j, &names, 1)) return EBUSY;
+    }
+    stop_services(*j);  // joins the naming server: not under the spinlock
     lock_guard<spinlock> g(g_job_lock);
-    job* j = g_job.load(memory_order_relaxed);
-    if (j == nullptr) return ENOTCONN;
     if (int rc = close_all(*j); rc != 0) return rc;
     g_job.store(nullptr, memory_order_release);
     delete j;

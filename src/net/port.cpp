@@ -206,6 +206,11 @@ int recv_one(port* p, const weft_port_id_t& id, void* buf, std::size_t cap, weft
         }
         int rc = take_locked(p, id, buf, cap, st, &now, &next_ready);
         if (rc != EAGAIN) return rc;
+        if (p->closed && p->head == nullptr) {
+            lk.unlock();
+            st->port = id;
+            return EPIPE;
+        }
         if (try_only || timeout_ns == 0) {
             lk.unlock();
             return try_only ? EAGAIN : ETIMEDOUT;
@@ -256,6 +261,11 @@ int recv_any(port* const* ps, const weft_port_id_t* ids, std::size_t n, void* bu
             }
             int rc = take_locked(ps[i], ids[i], buf, cap, st, &now, &next_ready);
             if (rc != EAGAIN) return rc;
+            if (ps[i]->closed && ps[i]->head == nullptr) {
+                lk.unlock();
+                st->port = ids[i];
+                return EPIPE;
+            }
             lk.unlock();
         }
         if (try_only || timeout_ns == 0) return try_only ? EAGAIN : ETIMEDOUT;
@@ -277,7 +287,7 @@ int recv_any(port* const* ps, const weft_port_id_t* ids, std::size_t n, void* bu
             spinlock_ref lk(p->lock);
             lk.lock();
             message* h = p->head;
-            if (!live(p, ids[i]) || (h != nullptr && ready(h->h, &now))) {
+            if (!live(p, ids[i]) || (p->closed && h == nullptr) || (h != nullptr && ready(h->h, &now))) {
                 look_again = true;
             } else {
                 if (h != nullptr && h->h.ready_ns < next_ready) next_ready = h->h.ready_ns;
@@ -342,6 +352,7 @@ int port_create(job& j, std::uint32_t self, std::size_t max_msgs, std::size_t ma
     spinlock_ref lk(p->lock);
     lk.lock();
     p->open = true;
+    p->closed = false;
     p->max_msgs = max_msgs;
     p->max_bytes = max_bytes;
     p->count = p->bytes = 0;
@@ -401,6 +412,43 @@ int port_destroy(job& j, std::uint32_t self, const weft_port_id_t& id) {
     return 0;
 }
 
+int port_close(job& j, std::uint32_t self, const weft_port_id_t& id) {
+    port* p = find(j, id);
+    if (p == nullptr) return ENOENT;
+    spinlock_ref lk(p->lock);
+    lk.lock();
+    if (!live(p, id)) {
+        lk.unlock();
+        return ENOENT;
+    }
+    if (id.node != self) {
+        lk.unlock();
+        return EPERM;
+    }
+    p->closed = true;
+    // Senders fail; receivers look again (result 0) and find the buffered
+    // messages or, with none left, EPIPE.
+    wait_record* woken = nullptr;
+    wait_list tx(p->tx_head, p->tx_tail);
+    while (wait_record* r = tx.pop_front()) {
+        r->result = EPIPE;
+        r->next = woken;
+        woken = r;
+    }
+    while (rx_waiter* w = claim_receiver(p)) {
+        w->rec.result = 0;
+        w->rec.next = woken;
+        woken = &w->rec;
+    }
+    lk.unlock();
+    while (woken != nullptr) {
+        wait_record* next = woken->next;
+        wake(woken);
+        woken = next;
+    }
+    return 0;
+}
+
 int port_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, std::size_t len) {
     port* p = find(j, to);
     if (p == nullptr) return ENOENT;
@@ -419,6 +467,11 @@ int port_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* 
             lk.unlock();
             free_message(m);
             return waited ? EPIPE : ENOENT;
+        }
+        if (p->closed) {
+            lk.unlock();
+            free_message(m);
+            return EPIPE;
         }
         if (len > p->max_bytes) {
             lk.unlock();
@@ -488,19 +541,26 @@ int port_recv(job& j, std::uint32_t self, const weft_port_id_t* ids, std::size_t
     return recv_any(ps, ids, n, buf, cap, st, timeout_ns, deadline, try_only);
 }
 
-int close_all(job& j) {
-    // Refuse while anyone waits: a woken waiter would look at freed tables.
+bool any_waiter(job& j, const weft_port_id_t* except, std::size_t n_except) {
     for (std::uint32_t n = 0; n < j.nodes; ++n) {
         node_table& t = j.tables[n];
         for (std::uint32_t i = 0; i < t.used; ++i) {
             port* p = &t.chunks[i >> kChunkBits].load(memory_order_acquire)[i & (kChunkSlots - 1)];
+            bool exempt = false;
+            for (std::size_t e = 0; e < n_except; ++e) exempt |= except[e].node == n && except[e].index == i;
             spinlock_ref lk(p->lock);
             lk.lock();
-            bool busy = p->rx_head != nullptr || p->tx_head != nullptr;
+            bool busy = (p->rx_head != nullptr && !exempt) || p->tx_head != nullptr;
             lk.unlock();
-            if (busy) return EBUSY;
+            if (busy) return true;
         }
     }
+    return false;
+}
+
+int close_all(job& j) {
+    // Refuse while anyone waits: a woken waiter would look at freed tables.
+    if (any_waiter(j, nullptr, 0)) return EBUSY;
     for (std::uint32_t n = 0; n < j.nodes; ++n) {
         node_table& t = j.tables[n];
         for (std::uint32_t c = 0; c < kMaxChunks; ++c) {

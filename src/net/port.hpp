@@ -40,6 +40,7 @@ struct alignas(64) port {
     std::uint32_t lock = 0;        // spinlock word (spinlock_ref); the one-port rx waiters' wait lock
     std::uint32_t gen = 0;         // this incarnation's generation (bumped by destroy)
     bool open = false;
+    bool closed = false;           // weft_net_port_close: no new messages; receivers drain
     std::size_t max_msgs = 0;
     std::size_t max_bytes = 0;
     std::size_t count = 0;         // messages buffered
@@ -85,12 +86,18 @@ job* current_job();
 [[nodiscard]] int port_create(job& j, std::uint32_t self, std::size_t max_msgs, std::size_t max_bytes,
                               weft_port_id_t* out);
 [[nodiscard]] int port_destroy(job& j, std::uint32_t self, const weft_port_id_t& id);
+// weft_net_port_close: later puts fail (EPIPE), blocked senders return EPIPE,
+// receivers take what is buffered and then get EPIPE instead of waiting.
+[[nodiscard]] int port_close(job& j, std::uint32_t self, const weft_port_id_t& id);
 // Puts a message into port `to` (any node of this process): the receiving
 // side of every transport, and the whole of a same-node send.
 [[nodiscard]] int port_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, std::size_t len);
 // try_only: EAGAIN instead of waiting. timeout_ns: WEFT_NET_FOREVER (< 0) or a limit.
 [[nodiscard]] int port_recv(job& j, std::uint32_t self, const weft_port_id_t* ids, std::size_t n, void* buf,
                             std::size_t cap, weft_net_status_t* st, std::int64_t timeout_ns, bool try_only);
+// Whether a thread waits on a port, other than a receiver on one of
+// except[0..n) (the runtime's own servers, which finalize stops itself).
+[[nodiscard]] bool any_waiter(job& j, const weft_port_id_t* except, std::size_t n);
 // EBUSY if a thread waits on any port; else destroys every port and frees the tables.
 [[nodiscard]] int close_all(job& j);
 

@@ -405,4 +405,48 @@ TEST_F(Net, environment_is_validated) {
     EXPECT_EQ(weft_net_init(&c), EINVAL);
 }
 
+TEST_F(Net, close_refuses_new_messages_and_lets_receivers_drain) {
+    start(2);
+    weft_port_id_t p = port(1, 64);
+    int v = 1;
+    ASSERT_EQ(weft_net_send(p, 0, &v, sizeof v), 0);
+    // A sender blocked on the full port, and a waiting receiver on another.
+    int send_rc = -1, recv_rc = -1;
+    weft_port_id_t q = port();
+    auto sender = [&] {
+        int w = 2;
+        send_rc = weft_net_send(p, 0, &w, sizeof w);
+    };
+    auto receiver = [&] {
+        int w = 0;
+        recv_rc = weft_net_recv(q, &w, sizeof w, nullptr, WEFT_NET_FOREVER);
+    };
+    weft_thread_t ts = spawn_on(1, sender);
+    weft_thread_t tr = spawn_on(0, receiver);
+    let_others_run();
+    EXPECT_EQ(weft_net_port_close(p), 0);
+    EXPECT_EQ(weft_net_port_close(q), 0);
+    ASSERT_EQ(weft_thread_join(ts, nullptr), 0);
+    ASSERT_EQ(weft_thread_join(tr, nullptr), 0);
+    EXPECT_EQ(send_rc, EPIPE) << "a blocked sender fails";
+    EXPECT_EQ(recv_rc, EPIPE) << "a receiver of an empty closed port stops waiting";
+    EXPECT_EQ(weft_net_send(p, 0, &v, sizeof v), EPIPE) << "a new send fails";
+    EXPECT_EQ(weft_net_port_close(p), 0) << "closing twice does nothing";
+    int got = 0;
+    EXPECT_EQ(weft_net_recv(p, &got, sizeof got, nullptr, WEFT_NET_FOREVER), 0) << "what was buffered is received";
+    EXPECT_EQ(got, 1);
+    EXPECT_EQ(weft_net_recv(p, &got, sizeof got, nullptr, WEFT_NET_FOREVER), EPIPE);
+    weft_port_id_t both[2] = {q, p};
+    weft_net_status_t st{};
+    EXPECT_EQ(weft_net_recv_any(both, 2, &got, sizeof got, &st, WEFT_NET_FOREVER), EPIPE);
+    weft_port_id_t other{};
+    ASSERT_EQ(weft_thread_join(spawn_on(1, [&] { EXPECT_EQ(weft_net_port_close(p), EPERM); }), nullptr), 0);
+    EXPECT_EQ(weft_net_port_destroy(p), 0);
+    EXPECT_EQ(weft_net_port_close(p), ENOENT);
+    EXPECT_EQ(weft_net_port_destroy(q), 0);
+    EXPECT_EQ(weft_net_port_create(&other, 1, 8), 0);
+    EXPECT_EQ(weft_net_send(other, 0, &v, sizeof v), 0) << "a reused slot is open again";
+    EXPECT_EQ(weft_net_port_destroy(other), 0);
+}
+
 }  // namespace

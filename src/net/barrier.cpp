@@ -1,0 +1,80 @@
+// weft_net_barrier: the job-wide barrier, on one port per node (index 0,
+// services.cpp). One thread per node takes part in a round; node 0 gathers:
+//   node k != 0: send "arrived" to node 0's barrier port, then receive the
+//                release on its own;
+//   node 0:      receive N-1 arrivals on its port, then send every other node
+//                its release.
+// A node cannot arrive for round r+1 before node 0 released it from round r,
+// and node 0 releases only once it has taken all of round r's arrivals, so
+// node 0's port never holds arrivals of two rounds and no message needs a
+// round number to be told apart. 2(N-1) messages a round, node 0's latency
+// linear in N: the right shape for the tens of nodes weft's jobs have; a
+// tree would cut the latency to log N at the same message count.
+#include <cerrno>
+#include <memory>
+#include <new>
+
+#include "net/port.hpp"
+#include "net/rpc.hpp"
+#include "sync/primitives.hpp"
+
+namespace weft::detail::net {
+namespace {
+
+constexpr std::int32_t kArriveTag = 0x42415252;   // "BARR"
+constexpr std::int32_t kReleaseTag = 0x42524C53;  // "BRLS"
+
+// Per node: whether a thread of it is in the barrier (EBUSY for a second).
+std::unique_ptr<atomic<bool>[]> g_busy;
+
+std::uint32_t self_node() { return std::uint32_t(weft_net_self_node()); }
+
+int round_trip(std::uint32_t self, std::uint32_t nodes) {
+    std::uint64_t token = 0;
+    weft_net_status_t st{};
+    if (self != 0) {
+        if (int rc = weft_net_send(barrier_port(0), kArriveTag, &token, sizeof token); rc != 0) return rc;
+        do {
+            if (int rc = weft_net_recv(barrier_port(self), &token, sizeof token, &st, WEFT_NET_FOREVER); rc != 0)
+                return rc;
+        } while (st.tag != kReleaseTag);  // anything else sent there is not the barrier's
+        return 0;
+    }
+    for (std::uint32_t got = 0; got + 1 < nodes;) {
+        if (int rc = weft_net_recv(barrier_port(0), &token, sizeof token, &st, WEFT_NET_FOREVER); rc != 0) return rc;
+        if (st.tag == kArriveTag) ++got;
+    }
+    for (std::uint32_t n = 1; n < nodes; ++n) {
+        if (int rc = weft_net_send(barrier_port(n), kReleaseTag, &token, sizeof token); rc != 0) return rc;
+    }
+    return 0;
+}
+
+}  // namespace
+
+int barrier_setup(job& j) {
+    g_busy.reset(new (std::nothrow) atomic<bool>[j.nodes]());
+    return g_busy ? 0 : ENOMEM;
+}
+
+void barrier_teardown() { g_busy.reset(); }
+
+}  // namespace weft::detail::net
+
+using namespace weft::detail;
+using namespace weft::detail::net;
+
+extern "C" {
+
+WEFT_API int weft_net_barrier(void) {
+    job* j = current_job();
+    if (j == nullptr) return ENOTCONN;
+    std::uint32_t self = self_node();
+    if (j->nodes == 1) return 0;
+    if (g_busy[self].exchange(true, memory_order_acquire)) return EBUSY;
+    int rc = round_trip(self, j->nodes);
+    g_busy[self].store(false, memory_order_release);
+    return rc;
+}
+
+}  // extern "C"

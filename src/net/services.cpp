@@ -1,0 +1,57 @@
+// The job's own services, started by weft_net_init and stopped by
+// weft_net_finalize: every node's barrier port (index 0 of each node), the
+// naming service's port (node 0, index 1) and its server thread.
+//
+// Their IDs are known to every node without a message: a node's first ports
+// are these, created in this order on a fresh table, so their index and
+// generation (0) are fixed. With inproc this process creates them for every
+// node; a transport whose nodes are separate processes creates, on each, the
+// ports of its own node in the same order.
+#include <cerrno>
+
+#include "net/port.hpp"
+#include "net/rpc.hpp"
+#include "sync/primitives.hpp"
+
+namespace weft::detail::net {
+namespace {
+
+atomic<std::uint64_t> g_serial{0};
+weft_thread_t g_names_thread = WEFT_THREAD_NULL;
+
+// Naming requests buffered before senders wait (a guess).
+constexpr std::size_t kNamesPortMsgs = 1024;
+constexpr std::size_t kNamesPortBytes = 1u << 20;
+
+}  // namespace
+
+std::uint64_t job_serial() { return g_serial.load(memory_order_acquire); }
+
+weft_port_id_t barrier_port(std::uint32_t node) { return weft_port_id_t{node, 0, 0, 0}; }
+weft_port_id_t names_port() { return weft_port_id_t{0, 1, 0, 0}; }
+
+int start_services(job& j) {
+    // Every reply port cached by a thread belongs to an earlier job now.
+    g_serial.fetch_add(1, memory_order_acq_rel);
+    if (int rc = barrier_setup(j); rc != 0) return rc;
+    for (std::uint32_t n = 0; n < j.nodes; ++n) {
+        weft_port_id_t id{};
+        std::size_t slots = j.nodes < 4 ? 4 : j.nodes;  // node 0's takes an arrival from every node
+        if (int rc = port_create(j, n, slots, slots * 16, &id); rc != 0) return rc;
+    }
+    weft_port_id_t id{};
+    if (int rc = port_create(j, 0, kNamesPortMsgs, kNamesPortBytes, &id); rc != 0) return rc;
+    return weft_net_spawn(&g_names_thread, 0, nullptr, &names_server_main, nullptr);
+}
+
+void stop_services(job& j) {
+    if (g_names_thread != WEFT_THREAD_NULL) {
+        (void)port_close(j, 0, names_port());
+        (void)weft_thread_join(g_names_thread, nullptr);
+        g_names_thread = WEFT_THREAD_NULL;
+    }
+    barrier_teardown();
+    release_caller();
+}
+
+}  // namespace weft::detail::net
