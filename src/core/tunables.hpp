@@ -282,4 +282,22 @@ inline constexpr double adapt_wait_calm_cpus = 0.1;
 static_assert(for_chunks_per_worker >= 1, "weft_fil_run_range_ needs at least one piece per worker");
 static_assert(for_nested_pieces_per_worker >= 1, "a nested loop splits into at least one piece per worker");
 
+// --- The progress hook (src/core/progress.hpp) ---
+// A busy worker runs the hook from pick at most this often, ns: the bound on
+// how long a message from another node waits for a node whose workers are
+// all busy. Guess: small against a remote message's cost over a network
+// (a few us), large against one poll's cost (~0.1-0.3 us for an empty MPI
+// poll, docs/design/mpi.md).
+inline constexpr std::int64_t progress_busy_ns = 20'000;
+// ... and reads the clock for that only every this many picks. Must be >= 1.
+// Guess: a clock read costs ~20 ns, a pick ~10 ns.
+inline constexpr std::uint32_t progress_pick_period = 16;
+// While a hook is set, a parked worker sleeps at most this long, ns, then
+// polls again: what an idle node adds to a message's latency at worst, and
+// what it costs in wake-ups per second (measured in docs/design/mpi.md,
+// "Progress").
+inline constexpr std::int64_t progress_park_ns = 200'000;
+static_assert(progress_pick_period >= 1 && progress_busy_ns > 0 && progress_park_ns > 0,
+              "the progress hook's rate limits are positive");
+
 }  // namespace weft::detail::tun

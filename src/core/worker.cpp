@@ -11,6 +11,7 @@
 
 #include "core/deadlock.hpp"
 #include "core/outside.hpp"
+#include "core/progress.hpp"
 #include "core/runtime.hpp"
 #include "core/sleep/stages.hpp"
 #include "core/timer.hpp"
@@ -98,7 +99,13 @@ std::uint64_t total_switches(runtime* rt) {
 // and longer periods.
 void sleep_on_wake_word(runtime* rt, worker* w) {
     std::int64_t deadline = rt->timers->next_deadline();
-    bool last = rt->deadlock_detection && deadline == INT64_MAX && all_asleep(rt);
+    // With a progress hook (a network transport), a message may arrive at any
+    // time and only a poll finds it: sleep no longer than the hook's period.
+    // Nor is every thread being blocked a deadlock then: they may wait for
+    // another node.
+    bool polled = progress_hook_set();
+    if (polled) deadline = std::min(deadline, monotonic_ns() + tun::progress_park_ns);
+    bool last = rt->deadlock_detection && !polled && deadline == INT64_MAX && all_asleep(rt);
     std::uint64_t switches_before = last ? total_switches(rt) : 0;
     std::uint64_t outside_gen = last ? outside_generation() : 0;
     std::int64_t quiet_since = last ? monotonic_ns() : 0;
@@ -230,6 +237,7 @@ void worker_idle_loop(worker* w) {
                 stages.reset();
                 continue;
             }
+            progress_when_idle();  // core/progress.hpp: a network's completions first
             if (may_have_work(rt, w) && (next = pick(w)) != nullptr) break;
             switch (stages.next()) {
             case sleep::stage::spin:

@@ -19,6 +19,7 @@ namespace {
 
 atomic<job*> g_job{nullptr};
 spinlock g_job_lock;  // init and finalize
+bool g_starting = false;  // under g_job_lock: an init or finalize is in its transport's start or stop
 
 std::string transport_valid() { return std::string("one of: ") + transport_names(); }
 
@@ -38,6 +39,7 @@ int read_net_settings(const weft_net_config_t* cfg, std::uint32_t* nodes, transp
         return EINVAL;
     }
     *nodes = n == 0 ? 1 : std::uint32_t(n);
+    out->nodes = std::uint32_t(n);
 
     const char* name = cfg != nullptr ? cfg->transport : nullptr;
     const char* what = "weft_net_config_t.transport";
@@ -45,11 +47,13 @@ int read_net_settings(const weft_net_config_t* cfg, std::uint32_t* nodes, transp
         name = env_value("WEFT_NET");
         what = "WEFT_NET";
     }
-    if (name != nullptr && !iequals(name, "inproc")) {
+    out->name = "inproc";
+    if (name != nullptr && WEFT_HAVE_MPI && iequals(name, "mpi")) {
+        out->name = "mpi";
+    } else if (name != nullptr && !iequals(name, "inproc")) {
         complain(what, name, transport_valid());
         return EINVAL;
     }
-    out->name = "inproc";
 
     std::int64_t alpha = cfg != nullptr ? cfg->latency_alpha_ns : 0;
     std::int64_t beta = cfg != nullptr ? cfg->latency_beta_ns : 0;
@@ -88,26 +92,59 @@ WEFT_API int weft_net_init(const weft_net_config_t* cfg) {
     std::uint32_t nodes = 0;
     transport_config tc;
     if (int rc = read_net_settings(cfg, &nodes, &tc); rc != 0) return rc;
-    lock_guard<spinlock> g(g_job_lock);
-    if (g_job.load(memory_order_relaxed) != nullptr) return EBUSY;
-    auto* j = new (std::nothrow) job;
-    if (j == nullptr) return ENOMEM;
-    j->nodes = nodes;
-    j->tables.reset(new (std::nothrow) node_table[nodes]);
-    j->tp = make_transport(tc);
-    if (!j->tables || !j->tp) {
-        delete j;
-        return ENOMEM;
+    job* j = nullptr;
+    {
+        lock_guard<spinlock> g(g_job_lock);
+        if (g_job.load(memory_order_relaxed) != nullptr || g_starting) return EBUSY;
+        g_starting = true;  // the transport starts outside the lock (mpi: MPI_Init, spawning)
     }
-    g_job.store(j, memory_order_release);
-    return 0;
+    int rc = 0;
+    std::unique_ptr<transport> tp;
+    if ((rc = make_transport(tc, &tp)) == 0 && tp->nodes() != 0) {
+        if (tc.nodes != 0 && tc.nodes != tp->nodes()) {
+            std::fprintf(stderr,
+                         "weft: weft_net_config_t.nodes=%u disagrees with the %s transport's %u nodes (the job's "
+                         "ranks): set it to 0 or %u\n",
+                         tc.nodes, tp->name(), tp->nodes(), tp->nodes());
+            rc = EINVAL;
+        } else if (tp->nodes() > kMaxNodes) {
+            std::fprintf(stderr, "weft: the %s transport has %u nodes, weft supports at most %u\n", tp->name(),
+                         tp->nodes(), kMaxNodes);
+            rc = EINVAL;
+        }
+        nodes = tp->nodes();
+    }
+    if (rc == 0 && (j = new (std::nothrow) job) == nullptr) rc = ENOMEM;
+    if (rc == 0) {
+        j->nodes = nodes;
+        j->home = tp->home();
+        j->tables.reset(new (std::nothrow) node_table[nodes]);
+        j->tp = std::move(tp);
+        if (!j->tables) rc = ENOMEM;
+    }
+    if (rc == 0) {
+        g_job.store(j, memory_order_release);
+        if ((rc = j->tp->start(*j)) != 0) g_job.store(nullptr, memory_order_release);
+    }
+    if (rc != 0) delete j;
+    lock_guard<spinlock> g(g_job_lock);
+    g_starting = false;
+    return rc;
 }
 
 WEFT_API int weft_net_finalize(void) {
+    job* j = nullptr;
+    {
+        lock_guard<spinlock> g(g_job_lock);
+        j = g_job.load(memory_order_relaxed);
+        if (j == nullptr || g_starting) return j == nullptr ? ENOTCONN : EBUSY;
+        if (any_waiter(*j)) return EBUSY;
+        g_starting = true;  // nobody starts or ends a job while the transport stops
+    }
+    j->tp->stop(*j);  // outside the lock: mpi waits for the other ranks here
     lock_guard<spinlock> g(g_job_lock);
-    job* j = g_job.load(memory_order_relaxed);
-    if (j == nullptr) return ENOTCONN;
-    if (int rc = close_all(*j); rc != 0) return rc;
+    g_starting = false;
+    (void)close_all(*j);  // nobody waits (checked above; the API leaves a call during finalize undefined)
     g_job.store(nullptr, memory_order_release);
     delete j;
     return 0;

@@ -401,7 +401,10 @@ int port_destroy(job& j, std::uint32_t self, const weft_port_id_t& id) {
     return 0;
 }
 
-int port_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, std::size_t len) {
+namespace {
+
+// port_put, or with try_only its form that returns EAGAIN instead of waiting.
+int put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, std::size_t len, bool try_only) {
     port* p = find(j, to);
     if (p == nullptr) return ENOENT;
     message* m = nullptr;
@@ -441,6 +444,11 @@ int port_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* 
             return 0;
         }
         if (p->count >= p->max_msgs || p->bytes + len > p->max_bytes) {
+            if (try_only) {
+                lk.unlock();
+                free_message(m);
+                return EAGAIN;
+            }
             // Full: wait for a receive to make room. A sender that retries
             // keeps its place at the front.
             wait_record rec;
@@ -473,6 +481,27 @@ int port_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* 
     }
 }
 
+}  // namespace
+
+int port_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, std::size_t len) {
+    return put(j, to, h, buf, len, false);
+}
+
+int port_try_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, std::size_t len) {
+    return put(j, to, h, buf, len, true);
+}
+
+int port_info(job& j, const weft_port_id_t& id, std::size_t* max_bytes) {
+    port* p = find(j, id);
+    if (p == nullptr) return ENOENT;
+    spinlock_ref lk(p->lock);
+    lk.lock();
+    bool ok = live(p, id);
+    if (ok) *max_bytes = p->max_bytes;
+    lk.unlock();
+    return ok ? 0 : ENOENT;
+}
+
 int port_recv(job& j, std::uint32_t self, const weft_port_id_t* ids, std::size_t n, void* buf, std::size_t cap,
               weft_net_status_t* st, std::int64_t timeout_ns, bool try_only) {
     port* ps[WEFT_NET_RECV_ANY_MAX];
@@ -488,8 +517,7 @@ int port_recv(job& j, std::uint32_t self, const weft_port_id_t* ids, std::size_t
     return recv_any(ps, ids, n, buf, cap, st, timeout_ns, deadline, try_only);
 }
 
-int close_all(job& j) {
-    // Refuse while anyone waits: a woken waiter would look at freed tables.
+bool any_waiter(job& j) {
     for (std::uint32_t n = 0; n < j.nodes; ++n) {
         node_table& t = j.tables[n];
         for (std::uint32_t i = 0; i < t.used; ++i) {
@@ -498,9 +526,15 @@ int close_all(job& j) {
             lk.lock();
             bool busy = p->rx_head != nullptr || p->tx_head != nullptr;
             lk.unlock();
-            if (busy) return EBUSY;
+            if (busy) return true;
         }
     }
+    return false;
+}
+
+int close_all(job& j) {
+    // Refuse while anyone waits: a woken waiter would look at freed tables.
+    if (any_waiter(j)) return EBUSY;
     for (std::uint32_t n = 0; n < j.nodes; ++n) {
         node_table& t = j.tables[n];
         for (std::uint32_t c = 0; c < kMaxChunks; ++c) {

@@ -1,0 +1,68 @@
+// The progress hook (progress.hpp): one poll for the whole runtime, run by the
+// workers from their idle loop and, rate-limited, from pick.
+#include "core/progress.hpp"
+
+#include <sched.h>
+
+#include "core/tunables.hpp"
+#include "core/wait.hpp"
+
+namespace weft::detail {
+
+namespace progress_detail {
+
+atomic<progress_fn> g_fn{nullptr};
+
+namespace {
+atomic<void*> g_ctx{nullptr};
+atomic<int> g_inside{0};
+atomic<std::int64_t> g_last_ns{0};
+spinlock g_set_lock;
+// Picks since this worker last read the clock for the hook.
+thread_local std::uint32_t t_picks = 0;
+}  // namespace
+
+void poll_now() {
+    // seq_cst, with clear_progress_hook's store and load: store-buffering, so
+    // either clear sees this worker inside, or this worker sees the hook gone.
+    // (It also pairs with set_progress_hook's release, so ctx is the hook's.)
+    g_inside.fetch_add(1, memory_order_seq_cst);
+    progress_fn fn = g_fn.load(memory_order_seq_cst);
+    if (fn != nullptr) {
+        fn(g_ctx.load(memory_order_relaxed));  // relaxed: published before fn (release/acquire on g_fn)
+        g_last_ns.store(monotonic_ns(), memory_order_relaxed);  // a rate limit only
+    }
+    g_inside.fetch_sub(1, memory_order_release);
+}
+
+void poll_if_due() {
+    if (++t_picks < tun::progress_pick_period) return;
+    t_picks = 0;
+    std::int64_t now = monotonic_ns();
+    if (now - g_last_ns.load(memory_order_relaxed) < tun::progress_busy_ns) return;
+    poll_now();
+}
+
+}  // namespace progress_detail
+
+using namespace progress_detail;
+
+bool set_progress_hook(progress_fn fn, void* ctx) {
+    lock_guard<spinlock> g(g_set_lock);
+    if (g_fn.load(memory_order_relaxed) != nullptr) return false;
+    g_ctx.store(ctx, memory_order_relaxed);
+    g_fn.store(fn, memory_order_release);
+    return true;
+}
+
+void clear_progress_hook() {
+    {
+        lock_guard<spinlock> g(g_set_lock);
+        g_fn.store(nullptr, memory_order_seq_cst);
+    }
+    // A worker that loaded fn before the store may still be inside it.
+    while (g_inside.load(memory_order_seq_cst) != 0) sched_yield();
+    g_ctx.store(nullptr, memory_order_relaxed);
+}
+
+}  // namespace weft::detail
