@@ -17,6 +17,7 @@ namespace {
 atomic<void*> g_ctx{nullptr};
 atomic<int> g_inside{0};
 atomic<std::int64_t> g_last_ns{0};
+atomic<std::int64_t> g_active_ns{0};  // when the hook last did something
 spinlock g_set_lock;
 // Picks since this worker last read the clock for the hook.
 thread_local std::uint32_t t_picks = 0;
@@ -29,8 +30,10 @@ void poll_now() {
     g_inside.fetch_add(1, memory_order_seq_cst);
     progress_fn fn = g_fn.load(memory_order_seq_cst);
     if (fn != nullptr) {
-        fn(g_ctx.load(memory_order_relaxed));  // relaxed: published before fn (release/acquire on g_fn)
-        g_last_ns.store(monotonic_ns(), memory_order_relaxed);  // a rate limit only
+        bool did = fn(g_ctx.load(memory_order_relaxed));  // relaxed: published before fn (release/acquire on g_fn)
+        std::int64_t now = monotonic_ns();
+        g_last_ns.store(now, memory_order_relaxed);  // relaxed: a rate limit only
+        if (did) g_active_ns.store(now, memory_order_relaxed);  // relaxed: a heuristic only
     }
     g_inside.fetch_sub(1, memory_order_release);
 }
@@ -46,6 +49,11 @@ void poll_if_due() {
 }  // namespace progress_detail
 
 using namespace progress_detail;
+
+bool progress_recently_active() {
+    return progress_hook_set() &&
+           monotonic_ns() - g_active_ns.load(memory_order_relaxed) < tun::progress_active_ns;
+}
 
 bool set_progress_hook(progress_fn fn, void* ctx) {
     lock_guard<spinlock> g(g_set_lock);

@@ -4,9 +4,12 @@
 // A network transport (src/net's mpi transport) has requests outstanding that
 // complete only when someone calls into it. The workers call its poll:
 //   1. an idle worker, at every look of its idle loop (worker.cpp), before it
-//      spins, yields or parks; and a parked worker sleeps no longer than
-//      tun::progress_park_ns while a hook is set, then looks again (an idle
-//      node must still receive);
+//      spins, yields or parks. While the hook did something within the last
+//      tun::progress_active_ns, an idle worker stays at the yield stage instead
+//      of parking (a conversation in progress: the next message is likely
+//      near, as an MPI rank polls in MPI_Recv); after that a parked worker
+//      sleeps no longer than tun::progress_park_ns while a hook is set, then
+//      looks again (an idle node must still receive);
 //   2. a busy worker, at a scheduling point (pick, where it fires timers), at
 //      most every tun::progress_busy_ns: one relaxed load per pick when no hook
 //      is set, and a clock read every tun::progress_pick_period picks when one is.
@@ -27,7 +30,8 @@
 
 namespace weft::detail {
 
-using progress_fn = void (*)(void* ctx);
+// Returns true when it did something (completed a request, received a frame).
+using progress_fn = bool (*)(void* ctx);
 
 // Sets the one hook (a second one is refused: false).
 [[nodiscard]] bool set_progress_hook(progress_fn fn, void* ctx);
@@ -49,5 +53,8 @@ inline void progress_at_pick() {
 inline void progress_when_idle() {
     if (progress_hook_set()) progress_detail::poll_now();
 }
+// True while the hook did something within tun::progress_active_ns: an idle
+// worker keeps polling (yielding the CPU between looks) rather than parking.
+bool progress_recently_active();
 
 }  // namespace weft::detail

@@ -246,6 +246,10 @@ void worker_idle_loop(worker* w) {
                 sched_yield();
                 break;
             case sleep::stage::block:
+                if (progress_recently_active()) {  // core/progress.hpp: a conversation in progress
+                    sched_yield();
+                    break;
+                }
                 next = park(rt, w);
                 stages.reset();
                 break;

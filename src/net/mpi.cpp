@@ -20,7 +20,8 @@
 //
 // A send (weft_net_send to another node), in order:
 //   1. the port cache: an unknown port is probed (a probe frame; the thread
-//      waits for the reply): ENOENT or EMSGSIZE come back from here;
+//      waits for the reply): ENOENT or EMSGSIZE come back from here (a live
+//      port is kept in the cache, a missing one is asked about again next time);
 //   2. credit: the thread waits on its peer's credit list (asking the peer
 //      once for what it has freed) until a frame of its length fits the window;
 //   3. the frame: up to kCopyMax bytes it is copied and posted (MPI_Isend) and
@@ -406,11 +407,12 @@ private:
         mpi_transport& t_;
     };
 
-    static void progress_entry(void* self) {
+    static bool progress_entry(void* self) {
         auto* t = static_cast<mpi_transport*>(self);
-        if (!t->progress_lock_.try_lock()) return;
-        t->step();
+        if (!t->progress_lock_.try_lock()) return false;
+        bool did = t->step();
         t->progress_lock_.unlock();
+        return did;
     }
 
     static void* delivery_main(void* a) {
@@ -455,7 +457,9 @@ private:
             q.arg0 = id;
             queue_ctl(int(to.node), q);
             c.await("weft_net_send", &peers_[to.node]);
-            if (c.result != 0 && c.result != ENOENT) return c.result;  // the transport stopped
+            // ENOENT is not kept: the slot may get this very ID when its node
+            // creates a port there (IDs agreed on in advance, as {node, 0, 0}).
+            if (c.result != 0) return c.result;
             cache_lock_.lock();
             port_entry& slot = cache_[key];
             // A newer generation's entry wins; a nack may have come meanwhile.
@@ -541,19 +545,21 @@ private:
 
     // --- The progress step (progress_lock_ held) ------------------------------------
 
-    void step() {
+    // True if it did something: a send completed, a frame came in or went out.
+    bool step() {
         mpi_guard g(*this);
-        complete_sends();
-        receive();
-        complete_receives();
-        flush_control();
+        bool did = complete_sends();
+        did |= receive();
+        did |= complete_receives();
+        did |= flush_control();
+        return did;
     }
 
-    void complete_sends() {
+    bool complete_sends() {
         pend_lock_.lock();
         if (send_reqs_.empty()) {
             pend_lock_.unlock();
-            return;
+            return false;
         }
         // Test a snapshot: senders may append while we test (multiple mode).
         std::size_t n = send_reqs_.size();
@@ -563,7 +569,7 @@ private:
         pend_lock_.unlock();
         int rc = MPI_Testsome(int(n), reqs.data(), &outcount, done_idx_.data(), MPI_STATUSES_IGNORE);
         if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) report_mpi_error("MPI_Testsome (sends)", -1, rc);
-        if (outcount <= 0 || outcount == MPI_UNDEFINED) return;
+        if (outcount <= 0 || outcount == MPI_UNDEFINED) return false;
         pend_lock_.lock();
         for (std::size_t i = 0; i < n; ++i) send_reqs_[i] = reqs[i];
         std::vector<completion*> woken;
@@ -582,14 +588,15 @@ private:
         sends_.resize(keep);
         pend_lock_.unlock();
         for (completion* c : woken) c->complete(0, 0);
+        return true;
     }
 
-    void receive() {
+    bool receive() {
         for (int k = 0; k < kProbeBatch; ++k) {
             int flag = 0;
             MPI_Message msg;
             MPI_Status st;
-            if (MPI_Improbe(MPI_ANY_SOURCE, kTagFrame, comm_, &flag, &msg, &st) != MPI_SUCCESS || !flag) return;
+            if (MPI_Improbe(MPI_ANY_SOURCE, kTagFrame, comm_, &flag, &msg, &st) != MPI_SUCCESS || !flag) return k != 0;
             int count = 0;
             MPI_Get_count(&st, MPI_BYTE, &count);
             auto* buf = static_cast<unsigned char*>(std::malloc(std::size_t(count) + 1));
@@ -610,9 +617,11 @@ private:
                 recvs_.push_back(r);
             }
         }
+        return true;
     }
 
-    void complete_receives() {
+    bool complete_receives() {
+        bool did = false;
         for (std::size_t i = 0; i < recvs_.size();) {
             int flag = 0;
             MPI_Test(&recvs_[i].req, &flag, MPI_STATUS_IGNORE);
@@ -623,14 +632,16 @@ private:
             pending_recv r = recvs_[i];
             recvs_.erase(recvs_.begin() + long(i));
             handle(r.buf, std::size_t(r.count), r.source);
+            did = true;
         }
+        return did;
     }
 
-    void flush_control() {
+    bool flush_control() {
         ctl_lock_.lock();
-        std::vector<ctl_frame> out;
-        out.swap(ctl_);
+        ctl_out_.swap(ctl_);
         ctl_lock_.unlock();
+        std::vector<ctl_frame>& out = ctl_out_;
         for (int r = 0; r < size_; ++r) {
             if (r == rank_) continue;
             peer& p = peers_[r];
@@ -659,6 +670,9 @@ private:
             l.unlock();
             if (!gone) post_ctl_locked(f.dest, f.h);
         }
+        bool did = !out.empty();
+        out.clear();  // keeps its capacity for the next step
+        return did;
     }
 
     // A received frame: decoded, then acted on. Takes buf.
@@ -904,6 +918,7 @@ private:
 
     spinlock ctl_lock_;  // control frames for the next step
     std::vector<ctl_frame> ctl_;
+    std::vector<ctl_frame> ctl_out_;  // progress only: the frames being posted
 
     spinlock cache_lock_;
     std::unordered_map<std::uint64_t, port_entry> cache_;

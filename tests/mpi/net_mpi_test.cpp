@@ -306,11 +306,17 @@ int ring_with_weft_init() {
     weft_port_id_t next{std::uint32_t((g_rank + 1) % g_size), 0, 0, 0};
     int token = 0;
     weft_net_status_t st;
-    if (g_rank == 0) CHECK_RC(weft_net_send(next, 0, &token, sizeof token), 0);
+    // The next rank's port may not exist yet: ENOENT until it does.
+    rc = 0;
+    if (g_rank == 0) {
+        while ((rc = weft_net_send(next, 0, &token, sizeof token)) == ENOENT) weft_thread_yield();
+        CHECK_RC(rc, 0);
+    }
     CHECK_RC(weft_net_recv(mine, &token, sizeof token, &st, WEFT_NET_FOREVER), 0);
     if (g_rank != 0) {
         ++token;
-        CHECK_RC(weft_net_send(next, 0, &token, sizeof token), 0);
+        while ((rc = weft_net_send(next, 0, &token, sizeof token)) == ENOENT) weft_thread_yield();
+        CHECK_RC(rc, 0);
     } else {
         CHECK(token == g_size - 1, "the token came back as %d, expected %d", token, g_size - 1);
     }
