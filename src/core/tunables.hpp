@@ -296,14 +296,14 @@ inline constexpr std::uint32_t progress_pick_period = 16;
 // polls again: what an idle node adds to a message's latency at worst, and
 // what it costs in wake-ups per second (measured in docs/design/mpi.md,
 // "Progress").
-inline constexpr std::int64_t progress_park_ns = 200'000;
+inline constexpr std::int64_t progress_park_ns = 1'000'000;
 // An idle worker keeps polling the hook (yielding the CPU between looks)
 // instead of parking while the hook did something within this long, ns: a
 // conversation in progress keeps its latency (a park adds a futex wake-up or
 // up to progress_park_ns), an idle node parks 1 ms after its last message.
 // Guess, on the pattern of two-phase waiting (core/sleep/README.md): longer
 // than a remote round trip (a few us), short against a human-visible idle.
-inline constexpr std::int64_t progress_active_ns = 1'000'000;
+inline constexpr std::int64_t progress_active_ns = 10'000'000;
 static_assert(progress_pick_period >= 1 && progress_busy_ns > 0 && progress_park_ns > 0,
               "the progress hook's rate limits are positive");
 

@@ -251,7 +251,13 @@ void worker_idle_loop(worker* w) {
                     break;
                 }
                 next = park(rt, w);
-                stages.reset();
+                // A park that a progress hook's period ended, with nothing
+                // found, parks again at once: spinning through the stages
+                // every period would cost an idle node a third of a CPU
+                // (docs/design/mpi.md, "Progress").
+                if (next != nullptr || !progress_hook_set() || progress_recently_active() ||
+                    may_have_work(rt, w))
+                    stages.reset();
                 break;
             }
         }
