@@ -23,19 +23,22 @@ spinlock g_set_lock;
 thread_local std::uint32_t t_picks = 0;
 }  // namespace
 
-void poll_now() {
+bool poll_now(std::int64_t now) {
     // seq_cst, with clear_progress_hook's store and load: store-buffering, so
     // either clear sees this worker inside, or this worker sees the hook gone.
     // (It also pairs with set_progress_hook's release, so ctx is the hook's.)
     g_inside.fetch_add(1, memory_order_seq_cst);
     progress_fn fn = g_fn.load(memory_order_seq_cst);
+    bool did = false;
     if (fn != nullptr) {
-        bool did = fn(g_ctx.load(memory_order_relaxed));  // relaxed: published before fn (release/acquire on g_fn)
-        std::int64_t now = monotonic_ns();
-        g_last_ns.store(now, memory_order_relaxed);  // relaxed: a rate limit only
-        if (did) g_active_ns.store(now, memory_order_relaxed);  // relaxed: a heuristic only
+        did = fn(g_ctx.load(memory_order_relaxed));  // relaxed: published before fn (release/acquire on g_fn)
+        // The clock only when needed: an idle worker polls in a tight loop.
+        if (did && now == 0) now = monotonic_ns();
+        if (now != 0) g_last_ns.store(now, memory_order_relaxed);      // relaxed: a rate limit only
+        if (did) g_active_ns.store(now, memory_order_relaxed);         // relaxed: a heuristic only
     }
     g_inside.fetch_sub(1, memory_order_release);
+    return did;
 }
 
 void poll_if_due() {
@@ -43,7 +46,7 @@ void poll_if_due() {
     t_picks = 0;
     std::int64_t now = monotonic_ns();
     if (now - g_last_ns.load(memory_order_relaxed) < tun::progress_busy_ns) return;
-    poll_now();
+    (void)poll_now(now);
 }
 
 }  // namespace progress_detail

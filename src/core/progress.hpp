@@ -41,7 +41,8 @@ void clear_progress_hook();
 namespace progress_detail {
 extern atomic<progress_fn> g_fn;
 void poll_if_due();
-void poll_now();
+// Runs the hook; `now`: the clock if the caller read it, else 0. True if it did something.
+bool poll_now(std::int64_t now);
 }  // namespace progress_detail
 
 inline bool progress_hook_set() { return progress_detail::g_fn.load(memory_order_relaxed) != nullptr; }
@@ -49,10 +50,8 @@ inline bool progress_hook_set() { return progress_detail::g_fn.load(memory_order
 inline void progress_at_pick() {
     if (progress_hook_set()) progress_detail::poll_if_due();
 }
-// From the idle loop: polls now when a hook is set.
-inline void progress_when_idle() {
-    if (progress_hook_set()) progress_detail::poll_now();
-}
+// From the idle loop: polls now when a hook is set; true if it did something.
+inline bool progress_when_idle() { return progress_hook_set() && progress_detail::poll_now(0); }
 // True while the hook did something within tun::progress_active_ns: an idle
 // worker keeps polling (yielding the CPU between looks) rather than parking.
 bool progress_recently_active();

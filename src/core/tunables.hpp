@@ -304,6 +304,12 @@ inline constexpr std::int64_t progress_park_ns = 1'000'000;
 // Guess, on the pattern of two-phase waiting (core/sleep/README.md): longer
 // than a remote round trip (a few us), short against a human-visible idle.
 inline constexpr std::int64_t progress_active_ns = 10'000'000;
+// While polling a recently active hook, an idle worker yields the CPU
+// (sched_yield) once every this many looks and pauses (cpu_relax) between the
+// others. Must be >= 1. Guess: a look is ~0.3-1 us, so ~50-100 us of polling
+// between yields, the scale of the idle spin stage.
+inline constexpr std::uint32_t progress_yield_every = 128;
+static_assert(progress_yield_every >= 1, "yield at least every look");
 static_assert(progress_pick_period >= 1 && progress_busy_ns > 0 && progress_park_ns > 0,
               "the progress hook's rate limits are positive");
 

@@ -227,6 +227,8 @@ void worker_idle_loop(worker* w) {
         // (policy.hpp, idle_yield_rounds). WEFT_WS_YIELD=off takes that yield
         // away, for the experiment that shows what it is for (weft-bench oversub).
         auto stages = sleep::idle_worker_stages(rt->cfg.ws_yield ? rt->policy->idle_yield_rounds : 0);
+        std::uint32_t polls = 0;  // looks made polling a progress hook (below)
+        bool polling = false;     // the hook was active lately: poll, do not go through the stages
         while (next == nullptr) {
             if (rt->stopping.load(memory_order_acquire)) {
                 w->idle_ns.fetch_add(static_cast<std::uint64_t>(monotonic_ns() - idle_start), memory_order_relaxed);
@@ -237,8 +239,22 @@ void worker_idle_loop(worker* w) {
                 stages.reset();
                 continue;
             }
-            progress_when_idle();  // core/progress.hpp: a network's completions first
+            // core/progress.hpp: a network's completions first. Whether the
+            // hook was active lately costs a clock read: once every 64 looks.
+            if (progress_when_idle()) polling = true;
+            else if (progress_hook_set() && polls % 64 == 0) polling = progress_recently_active();
             if (may_have_work(rt, w) && (next = pick(w)) != nullptr) break;
+            ++polls;
+            if (polling) {
+                // A conversation in progress: poll again after a pause, as an
+                // MPI rank polls in MPI_Recv, giving the CPU away only every
+                // tun::progress_yield_every looks (a sched_yield per look, the
+                // ws policy's relax, let a loaded machine's other processes in
+                // before every reply: 60% of the ping-pong's time in perf).
+                if (polls % tun::progress_yield_every == 0) sched_yield();
+                else cpu_relax();
+                continue;
+            }
             switch (stages.next()) {
             case sleep::stage::spin:
                 break;
@@ -246,10 +262,6 @@ void worker_idle_loop(worker* w) {
                 sched_yield();
                 break;
             case sleep::stage::block:
-                if (progress_recently_active()) {  // core/progress.hpp: a conversation in progress
-                    sched_yield();
-                    break;
-                }
                 next = park(rt, w);
                 // A park that a progress hook's period ended, with nothing
                 // found, parks again at once: spinning through the stages
