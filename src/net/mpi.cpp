@@ -37,10 +37,11 @@
 //      sender's port cache marks the port, so the sender's next send to it
 //      fails with that error (a port destroyed with messages on the wire drops
 //      them, as destroy drops a local port's buffered messages).
-// MPI calls: in `funneled` mode every call is made under mpi_lock_ (the
-// transport needs MPI_THREAD_SERIALIZED); in `multiple` mode senders call
-// MPI_Isend directly (MPI_THREAD_MULTIPLE). WEFT_MPI_THREAD picks one; the
-// default is the one measured faster (docs/design/mpi.md, "Thread level").
+// MPI calls: in `funneled` mode (the default, measured faster at 32 KiB and
+// above and no slower below: docs/design/mpi.md, "Thread level") every call
+// is made under mpi_lock_, so the transport needs MPI_THREAD_SERIALIZED; in
+// `multiple` mode senders call MPI_Isend directly (MPI_THREAD_MULTIPLE).
+// WEFT_MPI_THREAD picks one.
 //
 // Lock order: progress_lock_ -> mpi_lock_ -> {peer::lock, pend_lock_, ctl_lock_,
 // cache_lock_, probe_lock_, a port's lock}; the last ones are never nested.
@@ -203,10 +204,10 @@ public:
     }
 
     int init(const transport_config&) {
-        multiple_ = true;
+        multiple_ = false;
         if (const char* v = env_value("WEFT_MPI_THREAD"); v != nullptr) {
-            if (iequals(v, "funneled")) multiple_ = false;
-            else if (!iequals(v, "multiple")) {
+            if (iequals(v, "multiple")) multiple_ = true;
+            else if (!iequals(v, "funneled")) {
                 complain("WEFT_MPI_THREAD", v, "one of: multiple, funneled");
                 return EINVAL;
             }
@@ -233,8 +234,8 @@ public:
         }
         if (provided < required) {
             std::fprintf(stderr, "weft: WEFT_NET=mpi needs MPI thread level %s, this MPI provides %d (%s); "
-                                 "initialise MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE) or set "
-                                 "WEFT_MPI_THREAD=funneled\n",
+                                 "initialise MPI with MPI_Init_thread at that level "
+                                 "(WEFT_MPI_THREAD=funneled needs only MPI_THREAD_SERIALIZED)\n",
                          multiple_ ? "MPI_THREAD_MULTIPLE" : "MPI_THREAD_SERIALIZED", provided,
                          inited ? "the program initialised it" : "weft asked for it");
             return EINVAL;
@@ -902,7 +903,7 @@ private:
     int rank_ = 0;
     int size_ = 1;
     bool we_init_ = false;   // we called MPI_Init_thread, so we call MPI_Finalize
-    bool multiple_ = true;   // MPI_THREAD_MULTIPLE: senders call MPI_Isend themselves
+    bool multiple_ = false;  // MPI_THREAD_MULTIPLE: senders call MPI_Isend themselves
     bool stopping_ = false;  // under every peer's lock: the delivery threads end
     job* j_ = nullptr;
     std::unique_ptr<peer[]> peers_;

@@ -156,7 +156,9 @@ void case_back_pressure() {
         int got = 0, max_seen = 0;
         while (got < total) {
             // Slow: one message, then let every other thread run, then drain
-            // what is there. The port never holds more than its max_msgs.
+            // what is there without a scheduling point (so nothing arrives
+            // meanwhile, main() runs one worker): the port never holds more
+            // than its max_msgs.
             int v = 0;
             weft_net_status_t st;
             CHECK_RC(weft_net_recv(mine, &v, sizeof v, &st, WEFT_NET_FOREVER), 0);
@@ -341,6 +343,14 @@ int main(int argc, char** argv) {
         MPI_Finalize();
         return 2;
     }
+    // One worker per rank: then nothing puts a remote message into a port
+    // while this rank's thread runs without a scheduling point (the progress
+    // step runs at scheduling points and on idle workers only), which makes
+    // back_pressure's count of a drained burst an exact check of the port's
+    // bound. The threads of a rank are still concurrent weft threads.
+    weft_config_t wc{};
+    wc.workers = 1;
+    CHECK_RC(weft_init(&wc), 0);
     weft_net_config_t cfg{};
     cfg.transport = "mpi";
     CHECK_RC(weft_net_init(&cfg), 0);
@@ -365,6 +375,7 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
     }
     CHECK_RC(weft_net_finalize(), 0);
+    CHECK_RC(weft_finalize(), 0);
     int finalized = 1;
     MPI_Finalized(&finalized);
     CHECK(!finalized, "the program initialised MPI: weft must leave it initialised");
