@@ -600,6 +600,17 @@ private:
             if (MPI_Improbe(MPI_ANY_SOURCE, kTagFrame, comm_, &flag, &msg, &st) != MPI_SUCCESS || !flag) return k != 0;
             int count = 0;
             MPI_Get_count(&st, MPI_BYTE, &count);
+            if (count < 0 || std::uint64_t(count) > kWireHeaderBytes + kWireMaxPayload) {
+                // Longer than any frame: take its first bytes only (MPI reports
+                // the truncation, which MPI_ERRORS_RETURN returns), drop it.
+                unsigned char head[kWireHeaderBytes];
+                MPI_Mrecv(head, int(sizeof head), MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+                std::fprintf(stderr, "weft: mpi transport: node %d sent a malformed frame of %d bytes (oversized "
+                                     "frame: at most %llu); dropped\n",
+                             st.MPI_SOURCE, count,
+                             static_cast<unsigned long long>(kWireHeaderBytes + kWireMaxPayload));
+                continue;
+            }
             auto* buf = static_cast<unsigned char*>(std::malloc(std::size_t(count) + 1));
             if (buf == nullptr) {
                 std::fprintf(stderr, "weft: mpi transport: out of memory for a %d-byte frame from node %d\n",
