@@ -27,6 +27,7 @@ namespace {
 int g_rank = 0;
 int g_size = 1;
 int g_failures = 0;
+int g_workers = 1;
 
 void fail(int line, const char* fmt, ...) {
     va_list ap;
@@ -175,7 +176,7 @@ void case_back_pressure() {
             }
             if (burst > max_seen) max_seen = burst;
         }
-        CHECK(max_seen <= int(kSlowMsgs), "%d messages buffered at once in a port of max_msgs %zu", max_seen,
+        CHECK(g_workers != 1 || max_seen <= int(kSlowMsgs), "%d messages buffered at once in a port of max_msgs %zu", max_seen,
               kSlowMsgs);
         CHECK(got == total, "received %d of %d", got, total);
     }
@@ -348,8 +349,13 @@ int main(int argc, char** argv) {
     // step runs at scheduling points and on idle workers only), which makes
     // back_pressure's count of a drained burst an exact check of the port's
     // bound. The threads of a rank are still concurrent weft threads.
+    // NET_MPI_TEST_WORKERS=N runs N instead (the progress step then runs
+    // beside senders on other kernel threads: for TSan); the burst check is
+    // then left out, the order and the counts stay.
+    const char* workers = std::getenv("NET_MPI_TEST_WORKERS");
+    g_workers = workers != nullptr ? std::atoi(workers) : 1;
     weft_config_t wc{};
-    wc.workers = 1;
+    wc.workers = g_workers;
     CHECK_RC(weft_init(&wc), 0);
     weft_net_config_t cfg{};
     cfg.transport = "mpi";
