@@ -14,6 +14,11 @@
 //                       size rows, a fit row: alpha and beta of
 //                       latency = alpha + beta * bytes over the sizes up to
 //                       --fit-max-bytes (the costs the PDE model uses).
+//   pingpong (mpi)      the same ping-pong between weft threads on two ranks
+//                       over weft's mpi transport (weft_net_send/recv, one
+//                       worker per rank), in an MPI job of its own started
+//                       right after the raw one (pingpong_weft.cpp).
+//   pingpong (inproc)   the same between two nodes of this process, one worker.
 //   port_roundtrip (inproc)  two weft threads on one worker, one port each on
 //                       the same node (src/net, docs/design/net.md), each
 //                       blocked in weft_net_recv on its own port: a send, a
@@ -30,6 +35,7 @@
 //                       an RPC to the naming server on node 0; bytes is the
 //                       name's length; 1 and 2 workers.
 // Without MPI built in, the MPI operations print why and emit no rows (status 0).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -94,6 +100,30 @@ void run_raw_mpi_pingpong(context& ctx) {
     ctx.print(t, "msg: half round trip (median over rounds) and bandwidth");
     ctx.say("fit over sizes <= %zu B: latency = %.1f ns + %.4f ns/B * bytes (alpha, beta; %zu points)\n", max_fit,
             f.alpha_ns, f.beta_ns_per_byte, f.points);
+}
+
+void emit_points(context& ctx, char const* transport, std::vector<pingpong::point> const& pts, char const* title) {
+    table t({"op", "transport", "bytes", "latency ns", "spread", "MB/s"});
+    for (auto const& p : pts) emit_size_row(ctx, t, "pingpong", transport, p.bytes, summarize(p.half_rtt_ns));
+    ctx.print(t, title);
+}
+
+void run_weft_mpi_pingpong(context& ctx) {
+    auto const& o = ctx.opts();
+    std::vector<std::size_t> const sizes = pingpong::parse_sizes("sizes", o.list("sizes"));
+    int const rounds = static_cast<int>(o.integer("rounds"));
+    ctx.progress("weft ping-pong over WEFT_NET=mpi: mpiexec -n 2, %zu sizes x %d rounds", sizes.size(), rounds);
+    std::vector<pingpong::point> const pts = pingpong::measure(
+        "msg", sizes, rounds, o.integer("iters"), {"--child-transport", "mpi"}, "the weft ping-pong over mpi");
+    emit_points(ctx, "mpi", pts, "msg: weft threads on two ranks (transport mpi): half round trip and bandwidth");
+}
+
+void run_weft_inproc_pingpong(context& ctx) {
+    auto const& o = ctx.opts();
+    std::vector<std::size_t> const sizes = pingpong::parse_sizes("sizes", o.list("sizes"));
+    int const rounds = static_cast<int>(o.integer("rounds"));
+    std::vector<pingpong::point> const pts = pingpong::weft_inproc(sizes, rounds, o.integer("iters"));
+    emit_points(ctx, "inproc", pts, "msg: weft threads on two in-process nodes, one worker: half round trip");
 }
 
 struct port_pair {
@@ -286,13 +316,16 @@ std::vector<op> const& ops() {
         {"rpc", "inproc", always_built, never_missing, run_rpc},
         {"lookup", "inproc", always_built, never_missing, run_lookup},
         {"pingpong", "raw_mpi", mpi::built, mpi::not_built_reason, run_raw_mpi_pingpong},
+        {"pingpong", "mpi", mpi::built, mpi::not_built_reason, run_weft_mpi_pingpong},
+        {"pingpong", "inproc", always_built, never_missing, run_weft_inproc_pingpong},
     };
     return all;
 }
 
 std::vector<std::string> op_names() {
     std::vector<std::string> names;
-    for (op const& o : ops()) names.emplace_back(o.name);
+    for (op const& o : ops())
+        if (std::find(names.begin(), names.end(), o.name) == names.end()) names.emplace_back(o.name);
     return names;
 }
 
@@ -304,6 +337,9 @@ std::string joined_op_names() {
 
 int run(context& ctx) {
     auto const& o = ctx.opts();
+    if (o.flag("mpi-child") && o.string("child-transport") == "mpi")
+        return pingpong::weft_child(pingpong::parse_sizes("sizes", o.list("sizes")),
+                                    static_cast<int>(o.integer("rounds")), o.integer("iters"));
     if (o.flag("mpi-child"))
         return pingpong::child(pingpong::parse_sizes("sizes", o.list("sizes")), static_cast<int>(o.integer("rounds")),
                                o.integer("iters"));
@@ -325,7 +361,7 @@ int run(context& ctx) {
 
 registrar const reg{experiment{
     .name = "msg",
-    .description = "message passing: same-node port round trip; raw MPI ping-pong latency and bandwidth, 8 B to 1 MiB",
+    .description = "message passing: same-node port round trip; ping-pong over raw MPI, weft's mpi and inproc, 8 B to 1 MiB",
     .details = "port_roundtrip over inproc: two weft threads on one worker, one port each on the same node; a\n"
                "round trip is a weft_net_send to the peer's port and a weft_net_recv on its own, where the peer\n"
                "waits blocked; latency_ns is the whole round trip (median over --rounds rounds of --iters).\n"
@@ -335,7 +371,10 @@ registrar const reg{experiment{
                "doubling) after a tenth as many unrecorded ones. Reported per size: latency_ns, the median over\n"
                "--rounds rounds of the half round trip, with its spread; bandwidth_mb_s = bytes / latency\n"
                "(10^6 B/s). Then a fit row: latency = alpha + beta * bytes by least squares over the sizes up to\n"
-               "--fit-max-bytes. Without MPI built in, says so and emits no rows.\n"
+               "--fit-max-bytes. pingpong over mpi: the same between weft threads on two ranks, weft_net_send\n"
+               "and weft_net_recv over WEFT_NET=mpi (a second job, right after the raw one); pingpong over\n"
+               "inproc: the same between two nodes of this process on one worker. Without MPI built in, the MPI\n"
+               "operations say so and emit no rows.\n"
                "rpc over inproc: weft::rpc::call from node 1 to a one-thread server on node 0, null (bytes 0) and\n"
                "with an 8-byte argument and result (bytes 8); lookup: weft_net_name_lookup from node 1; both at 1\n"
                "and 2 workers, latency_ns the whole call (median over --rounds rounds of --iters). See docs/bench.md.",
@@ -349,6 +388,8 @@ registrar const reg{experiment{
                 opt_iters(20000, "round trips per round up to 4 KiB (halved per doubling above)"),
                 {.name = "mpi-child", .kind = opt_kind::flag,
                  .help = "internal: a rank of the ping-pong job (msg starts itself this way under mpiexec)"},
+                {.name = "child-transport", .kind = opt_kind::string, .metavar = "T", .default_value = "raw_mpi",
+                 .help = "internal: what the ping-pong child measures", .choices = {"raw_mpi", "mpi"}},
                 opt_rounds(5), opt_sched()},
     .run = run,
     .in_demo = true,

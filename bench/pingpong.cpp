@@ -32,13 +32,13 @@ std::vector<std::size_t> parse_sizes(std::string const& option, std::vector<std:
 }
 
 std::vector<point> measure(std::string const& experiment, std::vector<std::size_t> const& sizes, int rounds,
-                           long iters) {
+                           long iters, std::vector<std::string> const& extra, char const* what) {
     std::string list;
     for (std::size_t b : sizes) list += (list.empty() ? "" : ",") + std::to_string(b);
-    std::string const out = mpi::run(2,
-                                     {experiment, "--mpi-child", "--sizes", list, "--rounds", std::to_string(rounds),
-                                      "--iters", std::to_string(iters)},
-                                     "the raw MPI ping-pong");
+    std::vector<std::string> args = {experiment, "--mpi-child", "--sizes", list, "--rounds", std::to_string(rounds),
+                                     "--iters", std::to_string(iters)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::string const out = mpi::run(2, args, what);
     std::vector<point> points(sizes.size());
     for (std::size_t i = 0; i < sizes.size(); ++i) points[i].bytes = sizes[i];
     for (std::string const& line : mpi::lines_tagged(out, "pingpong")) {

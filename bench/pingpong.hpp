@@ -29,12 +29,22 @@ long iters_for(std::size_t bytes, long iters);
 std::vector<std::size_t> parse_sizes(std::string const& option, std::vector<std::string> const& items);
 
 // Runs the ping-pong job (mpiexec -n 2 this executable `experiment`
-// --mpi-child ...) and returns the measurements in the order of `sizes`.
+// --mpi-child ... extra) and returns the measurements in the order of `sizes`;
+// `what` names the job in errors.
 std::vector<point> measure(std::string const& experiment, std::vector<std::size_t> const& sizes, int rounds,
-                           long iters);
+                           long iters, std::vector<std::string> const& extra = {},
+                           char const* what = "the raw MPI ping-pong");
 
 // The child's body: arguments as measure passes them (rank 0 prints).
 int child(std::vector<std::size_t> const& sizes, int rounds, long iters);
+
+// The same ping-pong between weft threads on two nodes, weft_net_send and
+// weft_net_recv, one worker per node (pingpong_weft.cpp). `transport`
+// "mpi": a child of an MPI job (its two ranks are the nodes; weft initialises
+// MPI), rank 0 prints the lines `child` prints. "inproc": both nodes in this
+// process; returns the points.
+int weft_child(std::vector<std::size_t> const& sizes, int rounds, long iters);
+std::vector<point> weft_inproc(std::vector<std::size_t> const& sizes, int rounds, long iters);
 
 // Least-squares fit of latency = alpha + beta * bytes over the points with
 // bytes <= max_bytes (their median latencies).

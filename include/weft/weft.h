@@ -92,7 +92,9 @@ WEFT_API int weft_init(const weft_config_t *cfg);
 /* Stops the runtime: waits until every other weft thread has finished
  * (detached ones included), prints statistics if asked, stops the workers.
  * Contexts: the main weft thread only.
- * Errors: EPERM not called from the main weft thread; EINVAL not initialised. */
+ * Errors: EPERM not called from the main weft thread; EINVAL not initialised;
+ *         EBUSY a message-passing job is running (end it with
+ *         weft_net_finalize first; a message says so on stderr). */
 WEFT_API int weft_finalize(void);
 
 /* 1 if the runtime is running, else 0. Contexts: any. */
@@ -785,7 +787,9 @@ WEFT_API int weft_fil_stats_reset(void);
 /* A job is N nodes; a node is one address space's share of the job: its own
  * port table and the weft threads spawned on it. With the in-process
  * transport ("inproc", the default) all N nodes live in this process and
- * share the one weft runtime's workers.
+ * share the one weft runtime's workers. With "mpi" (builds with MPI) each
+ * MPI rank is one node, N is the number of ranks, and every thread of a
+ * process is on its rank's node (docs/design/mpi.md).
  *
  * Message-passing calls take a relative timeout in nanoseconds (a receive
  * with a timeout is written that way far more often than with a deadline):
@@ -810,7 +814,7 @@ typedef struct weft_port_id {
  * wins over its WEFT_* variable, as for weft_config_t (docs/env.md). */
 typedef struct weft_net_config {
     int nodes;                 /* nodes in the job, 1..1024; 0 = 1 */
-    const char *transport;     /* "inproc" (any case); NULL = WEFT_NET or "inproc" */
+    const char *transport;     /* "inproc" or "mpi" (any case); NULL = WEFT_NET or "inproc" */
     int64_t latency_alpha_ns;  /* inproc: injected delay of a message to another node,  */
     int64_t latency_beta_ns;   /* alpha + beta * bytes ns; both 0 = WEFT_NET_LATENCY or none */
 } weft_net_config_t;
@@ -828,17 +832,21 @@ typedef struct weft_net_status {
 
 /* Starts a job of cfg->nodes nodes (NULL: every field unset) on the weft
  * runtime (started from the environment if it is not running). The caller
- * is on node 0.
+ * is on node 0 (mpi: on its rank's node; MPI is initialised here unless the
+ * program did it, and then it needs MPI_THREAD_SERIALIZED or above).
  * It also starts the job's services (weft/rpc.h): each node's barrier port,
  * and the naming service's port and server thread on node 0. That thread
- * ends with weft_net_finalize; weft_finalize waits for every weft thread, so
- * end the job first.
+ * ends with weft_net_finalize; weft_finalize refuses (EBUSY) while a job is
+ * running.
  * Contexts: weft thread or external, the job not started.
  * Errors: EBUSY a job is running; EINVAL a bad field or WEFT_NET /
- *         WEFT_NET_LATENCY value (a message naming it and the valid values is
+ *         WEFT_NET_LATENCY value, nodes other than the ranks under mpi, or
+ *         MPI could not start (a message naming it and the valid values is
  *         printed to stderr); ENOMEM. */
 WEFT_API int weft_net_init(const weft_net_config_t *cfg);
 /* Ends the job: drops the messages still buffered and frees every port.
+ * Under mpi every rank calls it (it waits for the others), and it calls
+ * MPI_Finalize if weft_net_init initialised MPI.
  * Errors: ENOTCONN no job is running; EBUSY a thread is blocked sending to or
  *         receiving from a port (nothing is changed).
  * Undefined: a thread entering a weft_net_* call on a port of this job while

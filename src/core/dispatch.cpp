@@ -10,6 +10,7 @@
 #include "arch/fiber_sanitizer.hpp"
 #include "core/dispatch.hpp"
 #include "core/profile.hpp"
+#include "core/progress.hpp"
 #include "core/runtime.hpp"
 #include "core/spawn.hpp"
 #include "core/timer.hpp"
@@ -21,9 +22,11 @@ namespace weft::detail {
 namespace {
 thread_local worker* tls_worker = nullptr;
 
-// True if w has work outside the policy: pinned ults, external wake-ups, timers.
+// True if w has work outside the policy: pinned ults, external wake-ups,
+// timers, a progress hook to run (core/progress.hpp).
 bool side_work(runtime* rt, worker* w) {
-    return w->inbox.maybe_nonempty() || rt->inject.maybe_nonempty() || rt->timers->pending();
+    return w->inbox.maybe_nonempty() || rt->inject.maybe_nonempty() || rt->timers->pending() ||
+           progress_hook_set();
 }
 }  // namespace
 
@@ -55,7 +58,10 @@ ult* pick(worker* w, bool fire_timers) {
         if (rt->policy->space.on_run != nullptr) rt->policy->space.on_run(rt->policy_state, w->index, t);
         return t;
     }
-    if (fire_timers && rt->timers->pending()) rt->timers->fire_expired(w);
+    if (fire_timers) {
+        if (rt->timers->pending()) rt->timers->fire_expired(w);
+        progress_at_pick();  // core/progress.hpp: rate-limited, a relaxed load when no hook is set
+    }
     return rt->policy->pick_next(rt->policy_state, w->index);
 }
 

@@ -26,6 +26,7 @@
 namespace weft::detail {
 
 runtime* g_rt = nullptr;
+atomic<int (*)()> g_finalize_refusal{nullptr};
 void set_current_worker(worker* w);  // dispatch.cpp
 
 namespace {
@@ -217,6 +218,8 @@ WEFT_API int weft_finalize(void) {
     if (rt == nullptr) return EINVAL;
     worker* w = current_worker();
     if (w == nullptr || w->current != rt->main) return EPERM;
+    if (int (*refuse)() = g_finalize_refusal.load(memory_order_acquire); refuse != nullptr)
+        if (int rc = refuse(); rc != 0) return rc;
     ult* main = rt->main;
 
     // 1. Stop the adaptive controller: no more barrier tests, the count stays.

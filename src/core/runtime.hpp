@@ -98,6 +98,12 @@ struct runtime {
 // The running runtime, or null. Set by init, cleared by finalize.
 extern runtime* g_rt;
 
+// Set while a subsystem keeps weft threads of its own that only its own end
+// stops (src/net's job: the naming server, until weft_net_finalize): it
+// prints why and returns an errno, and weft_finalize returns that instead of
+// waiting for those threads for good.
+extern atomic<int (*)()> g_finalize_refusal;
+
 // The worker the calling kernel thread is, or null for an external thread.
 // Not inlined on purpose: a ult may migrate between workers across any blocking
 // call, so no caller may keep a cached TLS address across one.

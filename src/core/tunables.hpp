@@ -300,4 +300,35 @@ inline constexpr double adapt_wait_calm_cpus = 0.1;
 static_assert(for_chunks_per_worker >= 1, "weft_fil_run_range_ needs at least one piece per worker");
 static_assert(for_nested_pieces_per_worker >= 1, "a nested loop splits into at least one piece per worker");
 
+// --- The progress hook (src/core/progress.hpp) ---
+// A busy worker runs the hook from pick at most this often, ns: the bound on
+// how long a message from another node waits for a node whose workers are
+// all busy. Guess: small against a remote message's cost over a network
+// (a few us), large against one poll's cost (~0.1-0.3 us for an empty MPI
+// poll, docs/design/mpi.md).
+inline constexpr std::int64_t progress_busy_ns = 20'000;
+// ... and reads the clock for that only every this many picks. Must be >= 1.
+// Guess: a clock read costs ~20 ns, a pick ~10 ns.
+inline constexpr std::uint32_t progress_pick_period = 16;
+// While a hook is set, a parked worker sleeps at most this long, ns, then
+// polls again: what an idle node adds to a message's latency at worst, and
+// what it costs in wake-ups per second (measured in docs/design/mpi.md,
+// "Progress").
+inline constexpr std::int64_t progress_park_ns = 1'000'000;
+// An idle worker keeps polling the hook (yielding the CPU between looks)
+// instead of parking while the hook did something within this long, ns: a
+// conversation in progress keeps its latency (a park adds a futex wake-up or
+// up to progress_park_ns), an idle node parks 1 ms after its last message.
+// Guess, on the pattern of two-phase waiting (core/sleep/README.md): longer
+// than a remote round trip (a few us), short against a human-visible idle.
+inline constexpr std::int64_t progress_active_ns = 10'000'000;
+// While polling a recently active hook, an idle worker yields the CPU
+// (sched_yield) once every this many looks and pauses (cpu_relax) between the
+// others. Must be >= 1. Guess: a look is ~0.3-1 us, so ~50-100 us of polling
+// between yields, the scale of the idle spin stage.
+inline constexpr std::uint32_t progress_yield_every = 128;
+static_assert(progress_yield_every >= 1, "yield at least every look");
+static_assert(progress_pick_period >= 1 && progress_busy_ns > 0 && progress_park_ns > 0,
+              "the progress hook's rate limits are positive");
+
 }  // namespace weft::detail::tun

@@ -11,6 +11,7 @@
 
 #include "core/deadlock.hpp"
 #include "core/outside.hpp"
+#include "core/progress.hpp"
 #include "core/runtime.hpp"
 #include "core/sleep/stages.hpp"
 #include "core/timer.hpp"
@@ -102,7 +103,13 @@ std::uint64_t total_switches(runtime* rt) {
 // and longer periods.
 void sleep_on_wake_word(runtime* rt, worker* w) {
     std::int64_t deadline = rt->timers->next_deadline();
-    bool last = rt->deadlock_detection && deadline == INT64_MAX && all_asleep(rt);
+    // With a progress hook (a network transport), a message may arrive at any
+    // time and only a poll finds it: sleep no longer than the hook's period.
+    // Nor is every thread being blocked a deadlock then: they may wait for
+    // another node.
+    bool polled = progress_hook_set();
+    if (polled) deadline = std::min(deadline, monotonic_ns() + tun::progress_park_ns);
+    bool last = rt->deadlock_detection && !polled && deadline == INT64_MAX && all_asleep(rt);
     std::uint64_t switches_before = last ? total_switches(rt) : 0;
     std::uint64_t outside_gen = last ? outside_generation() : 0;
     std::int64_t quiet_since = last ? monotonic_ns() : 0;
@@ -254,6 +261,8 @@ void worker_idle_loop(worker* w) {
         // (policy.hpp, idle_yield_rounds). WEFT_WS_YIELD=off takes that yield
         // away, for the experiment that shows what it is for (weft-bench oversub).
         auto stages = sleep::idle_worker_stages(rt->cfg.ws_yield ? rt->policy->idle_yield_rounds : 0);
+        std::uint32_t polls = 0;  // looks made polling a progress hook (below)
+        bool polling = false;     // the hook was active lately: poll, do not go through the stages
         while (next == nullptr) {
             if (rt->stopping.load(memory_order_acquire)) {
                 w->idle_ns.fetch_add(static_cast<std::uint64_t>(monotonic_ns() - idle_start), memory_order_relaxed);
@@ -270,7 +279,22 @@ void worker_idle_loop(worker* w) {
                     continue;
                 }
             }
+            // core/progress.hpp: a network's completions first. Whether the
+            // hook was active lately costs a clock read: once every 64 looks.
+            if (progress_when_idle()) polling = true;
+            else if (progress_hook_set() && polls % 64 == 0) polling = progress_recently_active();
             if (may_have_work(rt, w) && (next = pick(w)) != nullptr) break;
+            ++polls;
+            if (polling) {
+                // A conversation in progress: poll again after a pause, as an
+                // MPI rank polls in MPI_Recv, giving the CPU away only every
+                // tun::progress_yield_every looks (a sched_yield per look, the
+                // ws policy's relax, let a loaded machine's other processes in
+                // before every reply: 60% of the ping-pong's time in perf).
+                if (polls % tun::progress_yield_every == 0) sched_yield();
+                else cpu_relax();
+                continue;
+            }
             switch (stages.next()) {
             case sleep::stage::spin:
                 break;
@@ -279,7 +303,13 @@ void worker_idle_loop(worker* w) {
                 break;
             case sleep::stage::block:
                 next = park(rt, w);
-                stages.reset();
+                // A park that a progress hook's period ended, with nothing
+                // found, parks again at once: spinning through the stages
+                // every period would cost an idle node a third of a CPU
+                // (docs/design/mpi.md, "Progress").
+                if (next != nullptr || !progress_hook_set() || progress_recently_active() ||
+                    may_have_work(rt, w))
+                    stages.reset();
                 break;
             }
         }

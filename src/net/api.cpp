@@ -13,7 +13,8 @@
 namespace weft::detail::net {
 namespace {
 
-std::uint32_t self_node() {
+std::uint32_t self_node(const job& j) {
+    if (j.home >= 0) return std::uint32_t(j.home);  // mpi: every thread of this process is on its rank
     ult* u = current_ult();
     return u != nullptr ? u->node : 0;
 }
@@ -44,12 +45,16 @@ WEFT_API int weft_net_num_nodes(void) {
     return j != nullptr ? int(j->nodes) : 0;
 }
 
-WEFT_API int weft_net_self_node(void) { return current_job() != nullptr ? int(self_node()) : -1; }
+WEFT_API int weft_net_self_node(void) {
+    job* j = current_job();
+    return j != nullptr ? int(self_node(*j)) : -1;
+}
 
 WEFT_API int weft_net_spawn(weft_thread_t* t, int node, const weft_attr_t* attr, void* (*fn)(void*), void* arg) {
     job* j = current_job();
     if (j == nullptr) return ENOTCONN;
     if (t == nullptr || fn == nullptr || node < 0 || std::uint32_t(node) >= j->nodes) return EINVAL;
+    if (j->home >= 0 && node != j->home) return EINVAL;  // mpi: a process runs only its own rank's node
     auto* a = static_cast<spawn_args*>(std::malloc(sizeof(spawn_args)));
     if (a == nullptr) return ENOMEM;
     *a = spawn_args{fn, arg, std::uint32_t(node)};
@@ -62,19 +67,19 @@ WEFT_API int weft_net_port_create(weft_port_id_t* id, size_t max_msgs, size_t ma
     job* j = current_job();
     if (j == nullptr) return ENOTCONN;
     if (id == nullptr || max_msgs == 0 || max_bytes == 0) return EINVAL;
-    return port_create(*j, self_node(), max_msgs, max_bytes, id);
+    return port_create(*j, self_node(*j), max_msgs, max_bytes, id);
 }
 
 WEFT_API int weft_net_port_destroy(weft_port_id_t id) {
     job* j = current_job();
     if (j == nullptr) return ENOTCONN;
-    return port_destroy(*j, self_node(), id);
+    return port_destroy(*j, self_node(*j), id);
 }
 
 WEFT_API int weft_net_port_close(weft_port_id_t id) {
     job* j = current_job();
     if (j == nullptr) return ENOTCONN;
-    return port_close(*j, self_node(), id);
+    return port_close(*j, self_node(*j), id);
 }
 
 WEFT_API int weft_net_send(weft_port_id_t to, int32_t tag, const void* buf, size_t len) {
@@ -83,7 +88,7 @@ WEFT_API int weft_net_send(weft_port_id_t to, int32_t tag, const void* buf, size
     if (buf == nullptr && len != 0) return EINVAL;
     msg_header h;
     h.tag = tag;
-    h.source = self_node();
+    h.source = self_node(*j);
     if (to.node == h.source) return port_put(*j, to, h, buf, len);
     if (to.node >= j->nodes) return ENOENT;
     return j->tp->send(to, h, buf, len);
@@ -94,7 +99,7 @@ WEFT_API int weft_net_recv(weft_port_id_t port, void* buf, size_t cap, weft_net_
     if (j == nullptr) return ENOTCONN;
     if (buf == nullptr && cap != 0) return EINVAL;
     weft_net_status_t local;
-    return port_recv(*j, self_node(), &port, 1, buf, cap, st != nullptr ? st : &local, timeout_ns, false);
+    return port_recv(*j, self_node(*j), &port, 1, buf, cap, st != nullptr ? st : &local, timeout_ns, false);
 }
 
 WEFT_API int weft_net_try_recv(weft_port_id_t port, void* buf, size_t cap, weft_net_status_t* st) {
@@ -102,7 +107,7 @@ WEFT_API int weft_net_try_recv(weft_port_id_t port, void* buf, size_t cap, weft_
     if (j == nullptr) return ENOTCONN;
     if (buf == nullptr && cap != 0) return EINVAL;
     weft_net_status_t local;
-    return port_recv(*j, self_node(), &port, 1, buf, cap, st != nullptr ? st : &local, 0, true);
+    return port_recv(*j, self_node(*j), &port, 1, buf, cap, st != nullptr ? st : &local, 0, true);
 }
 
 WEFT_API int weft_net_recv_any(const weft_port_id_t* ports, size_t n, void* buf, size_t cap, weft_net_status_t* st,
@@ -111,7 +116,7 @@ WEFT_API int weft_net_recv_any(const weft_port_id_t* ports, size_t n, void* buf,
     if (j == nullptr) return ENOTCONN;
     if (ports == nullptr || st == nullptr || n == 0 || n > WEFT_NET_RECV_ANY_MAX || (buf == nullptr && cap != 0))
         return EINVAL;
-    return port_recv(*j, self_node(), ports, n, buf, cap, st, timeout_ns, false);
+    return port_recv(*j, self_node(*j), ports, n, buf, cap, st, timeout_ns, false);
 }
 
 }  // extern "C"

@@ -9,6 +9,7 @@
 // waits for that time on the core's timers (port.cpp).
 #include <cerrno>
 #include <climits>
+#include <new>
 
 #include "core/wait.hpp"
 #include "net/port.hpp"
@@ -41,11 +42,15 @@ private:
 
 }  // namespace
 
-const char* transport_names() { return "inproc"; }
+const char* transport_names() { return WEFT_HAVE_MPI ? "inproc, mpi" : "inproc"; }
 
-std::unique_ptr<transport> make_transport(const transport_config& cfg) {
-    if (cfg.name == "inproc") return std::make_unique<inproc>(cfg.alpha_ns, cfg.beta_ns_per_byte);
-    return nullptr;
+int make_transport(const transport_config& cfg, std::unique_ptr<transport>* out) {
+#if WEFT_HAVE_MPI
+    if (cfg.name == "mpi") return make_mpi_transport(cfg, out);
+#endif
+    if (cfg.name != "inproc") return EINVAL;
+    out->reset(new (std::nothrow) inproc(cfg.alpha_ns, cfg.beta_ns_per_byte));
+    return *out ? 0 : ENOMEM;
 }
 
 }  // namespace weft::detail::net

@@ -20,12 +20,20 @@ namespace {
 
 atomic<job*> g_job{nullptr};
 spinlock g_job_lock;  // init and finalize
+bool g_starting = false;  // under g_job_lock: an init or finalize is in its transport's start or stop
 
 std::string transport_valid() { return std::string("one of: ") + transport_names(); }
 
 std::string latency_valid() {
     return "ALPHA_NS,BETA_NS_PER_BYTE: two integers, alpha at most " + std::to_string(kMaxAlphaNs) +
            " and beta at most " + std::to_string(kMaxBetaNs) + " (e.g. 2000,1)";
+}
+
+// weft_finalize's refusal while a job runs (core/runtime.hpp).
+int refuse_finalize() {
+    std::fprintf(stderr, "weft: weft_finalize: a message-passing job is running (weft_net_init); its naming server "
+                         "is a weft thread that only weft_net_finalize ends: call weft_net_finalize first\n");
+    return EBUSY;
 }
 
 }  // namespace
@@ -39,6 +47,7 @@ int read_net_settings(const weft_net_config_t* cfg, std::uint32_t* nodes, transp
         return EINVAL;
     }
     *nodes = n == 0 ? 1 : std::uint32_t(n);
+    out->nodes = std::uint32_t(n);
 
     const char* name = cfg != nullptr ? cfg->transport : nullptr;
     const char* what = "weft_net_config_t.transport";
@@ -46,11 +55,13 @@ int read_net_settings(const weft_net_config_t* cfg, std::uint32_t* nodes, transp
         name = env_value("WEFT_NET");
         what = "WEFT_NET";
     }
-    if (name != nullptr && !iequals(name, "inproc")) {
+    out->name = "inproc";
+    if (name != nullptr && WEFT_HAVE_MPI && iequals(name, "mpi")) {
+        out->name = "mpi";
+    } else if (name != nullptr && !iequals(name, "inproc")) {
         complain(what, name, transport_valid());
         return EINVAL;
     }
-    out->name = "inproc";
 
     std::int64_t alpha = cfg != nullptr ? cfg->latency_alpha_ns : 0;
     std::int64_t beta = cfg != nullptr ? cfg->latency_beta_ns : 0;
@@ -92,30 +103,53 @@ WEFT_API int weft_net_init(const weft_net_config_t* cfg) {
     job* j = nullptr;
     {
         lock_guard<spinlock> g(g_job_lock);
-        if (g_job.load(memory_order_relaxed) != nullptr) return EBUSY;
-        j = new (std::nothrow) job;
-        if (j == nullptr) return ENOMEM;
-        j->nodes = nodes;
-        j->tables.reset(new (std::nothrow) node_table[nodes]);
-        j->tp = make_transport(tc);
-        if (!j->tables || !j->tp) {
-            delete j;
-            return ENOMEM;
+        if (g_job.load(memory_order_relaxed) != nullptr || g_starting) return EBUSY;
+        g_starting = true;  // the transport starts outside the lock (mpi: MPI_Init, spawning)
+    }
+    int rc = 0;
+    std::unique_ptr<transport> tp;
+    if ((rc = make_transport(tc, &tp)) == 0 && tp->nodes() != 0) {
+        if (tc.nodes != 0 && tc.nodes != tp->nodes()) {
+            std::fprintf(stderr,
+                         "weft: weft_net_config_t.nodes=%u disagrees with the %s transport's %u nodes (the job's "
+                         "ranks): set it to 0 or %u\n",
+                         tc.nodes, tp->name(), tp->nodes(), tp->nodes());
+            rc = EINVAL;
+        } else if (tp->nodes() > kMaxNodes) {
+            std::fprintf(stderr, "weft: the %s transport has %u nodes, weft supports at most %u\n", tp->name(),
+                         tp->nodes(), kMaxNodes);
+            rc = EINVAL;
         }
+        nodes = tp->nodes();
+    }
+    if (rc == 0 && (j = new (std::nothrow) job) == nullptr) rc = ENOMEM;
+    if (rc == 0) {
+        j->nodes = nodes;
+        j->home = tp->home();
+        j->tables.reset(new (std::nothrow) node_table[nodes]);
+        j->tp = std::move(tp);
+        if (!j->tables) rc = ENOMEM;
+    }
+    if (rc == 0) {
         g_job.store(j, memory_order_release);
+        if ((rc = j->tp->start(*j)) != 0) {
+            g_job.store(nullptr, memory_order_release);
+        } else if ((rc = start_services(*j)) != 0 || (rc = j->tp->all_started(*j)) != 0) {
+            // The barrier ports and the naming service (docs/design/rpc.md):
+            // the naming server is a thread of node 0, so the job is published
+            // first. all_started: no node sends to another's services before
+            // they exist.
+            stop_services(*j);
+            j->tp->stop(*j);
+            (void)close_all(*j);
+            g_job.store(nullptr, memory_order_release);
+        }
     }
-    // The barrier ports and the naming service (docs/design/rpc.md): the
-    // naming server is a thread of node 0, so the job is published first, and
-    // its spawn may switch threads, so not under the spinlock.
-    if (int rc = start_services(*j); rc != 0) {
-        stop_services(*j);
-        lock_guard<spinlock> g(g_job_lock);
-        (void)close_all(*j);
-        g_job.store(nullptr, memory_order_release);
-        delete j;
-        return rc;
-    }
-    return 0;
+    if (rc != 0) delete j;
+    else g_finalize_refusal.store(&refuse_finalize, memory_order_release);
+    lock_guard<spinlock> g(g_job_lock);
+    g_starting = false;
+    return rc;
 }
 
 WEFT_API int weft_net_finalize(void) {
@@ -123,16 +157,20 @@ WEFT_API int weft_net_finalize(void) {
     {
         lock_guard<spinlock> g(g_job_lock);
         j = g_job.load(memory_order_relaxed);
-        if (j == nullptr) return ENOTCONN;
+        if (j == nullptr || g_starting) return j == nullptr ? ENOTCONN : EBUSY;
         // The naming server waits on its port for good: it is the services'
         // to stop, once no other thread waits.
         weft_port_id_t names = names_port();
         if (any_waiter(*j, &names, 1)) return EBUSY;
+        g_starting = true;  // nobody starts or ends a job while the transport stops
     }
     stop_services(*j);  // joins the naming server: not under the spinlock
+    j->tp->stop(*j);    // outside the lock: mpi waits for the other ranks here
     lock_guard<spinlock> g(g_job_lock);
-    if (int rc = close_all(*j); rc != 0) return rc;
+    g_starting = false;
+    (void)close_all(*j);  // nobody waits (checked above; the API leaves a call during finalize undefined)
     g_job.store(nullptr, memory_order_release);
+    g_finalize_refusal.store(nullptr, memory_order_release);
     delete j;
     return 0;
 }

@@ -449,7 +449,10 @@ int port_close(job& j, std::uint32_t self, const weft_port_id_t& id) {
     return 0;
 }
 
-int port_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, std::size_t len) {
+namespace {
+
+// port_put, or with try_only its form that returns EAGAIN instead of waiting.
+int put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, std::size_t len, bool try_only) {
     port* p = find(j, to);
     if (p == nullptr) return ENOENT;
     message* m = nullptr;
@@ -494,6 +497,11 @@ int port_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* 
             return 0;
         }
         if (p->count >= p->max_msgs || p->bytes + len > p->max_bytes) {
+            if (try_only) {
+                lk.unlock();
+                free_message(m);
+                return EAGAIN;
+            }
             // Full: wait for a receive to make room. A sender that retries
             // keeps its place at the front.
             wait_record rec;
@@ -524,6 +532,27 @@ int port_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* 
         if (w != nullptr) wake(&w->rec);
         return 0;
     }
+}
+
+}  // namespace
+
+int port_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, std::size_t len) {
+    return put(j, to, h, buf, len, false);
+}
+
+int port_try_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, std::size_t len) {
+    return put(j, to, h, buf, len, true);
+}
+
+int port_info(job& j, const weft_port_id_t& id, std::size_t* max_bytes) {
+    port* p = find(j, id);
+    if (p == nullptr) return ENOENT;
+    spinlock_ref lk(p->lock);
+    lk.lock();
+    bool ok = live(p, id);
+    if (ok) *max_bytes = p->max_bytes;
+    lk.unlock();
+    return ok ? 0 : ENOENT;
 }
 
 int port_recv(job& j, std::uint32_t self, const weft_port_id_t* ids, std::size_t n, void* buf, std::size_t cap,

@@ -74,6 +74,9 @@ struct node_table {
 
 struct job {
     std::uint32_t nodes = 0;
+    // The node of every thread of this process when it holds one node only
+    // (mpi: its rank); -1 when it holds them all (inproc: ult::node says).
+    std::int32_t home = -1;
     std::unique_ptr<node_table[]> tables;
     std::unique_ptr<transport> tp;
 };
@@ -92,6 +95,13 @@ job* current_job();
 // Puts a message into port `to` (any node of this process): the receiving
 // side of every transport, and the whole of a same-node send.
 [[nodiscard]] int port_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, std::size_t len);
+// port_put that never waits: EAGAIN (nothing changed) where port_put would
+// wait for room. The mpi transport's progress step delivers with it, since it
+// runs on a worker's scheduling loop, which must not block.
+[[nodiscard]] int port_try_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf,
+                               std::size_t len);
+// 0 and the port's max_bytes if `id` names a live port of this process; else ENOENT.
+[[nodiscard]] int port_info(job& j, const weft_port_id_t& id, std::size_t* max_bytes);
 // try_only: EAGAIN instead of waiting. timeout_ns: WEFT_NET_FOREVER (< 0) or a limit.
 [[nodiscard]] int port_recv(job& j, std::uint32_t self, const weft_port_id_t* ids, std::size_t n, void* buf,
                             std::size_t cap, weft_net_status_t* st, std::int64_t timeout_ns, bool try_only);

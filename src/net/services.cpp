@@ -34,11 +34,15 @@ int start_services(job& j) {
     // Every reply port cached by a thread belongs to an earlier job now.
     g_serial.fetch_add(1, memory_order_acq_rel);
     if (int rc = barrier_setup(j); rc != 0) return rc;
+    // The nodes this process holds: all of them (inproc), or its own (mpi).
+    auto here = [&](std::uint32_t n) { return j.home < 0 || std::uint32_t(j.home) == n; };
     for (std::uint32_t n = 0; n < j.nodes; ++n) {
+        if (!here(n)) continue;
         weft_port_id_t id{};
         std::size_t slots = j.nodes < 4 ? 4 : j.nodes;  // node 0's takes an arrival from every node
         if (int rc = port_create(j, n, slots, slots * 16, &id); rc != 0) return rc;
     }
+    if (!here(0)) return 0;
     weft_port_id_t id{};
     if (int rc = port_create(j, 0, kNamesPortMsgs, kNamesPortBytes, &id); rc != 0) return rc;
     return weft_net_spawn(&g_names_thread, 0, nullptr, &names_server_main, nullptr);

@@ -9,8 +9,11 @@
 //   - inproc (inproc.cpp): every node is in this process; send calls port_put
 //     directly, after stamping the injected delay alpha + beta * bytes as the
 //     message's ready time;
-//   - an MPI transport adds a second implementation: send ships the header
-//     and the bytes to the destination rank, whose side calls port_put.
+//   - mpi (mpi.cpp, built when MPI is): one node per rank; send ships a frame
+//     (wire.hpp) to the destination rank within its credit, and that rank's
+//     progress step, run by the scheduler (core/progress.hpp), decodes it and
+//     calls port_try_put, or hands it to a delivery thread that waits for room
+//     (docs/design/mpi.md).
 #pragma once
 
 #include <cstddef>
@@ -23,9 +26,30 @@
 
 namespace weft::detail::net {
 
+struct job;
+
 class transport {
 public:
     virtual ~transport() = default;
+    // The job's nodes when the transport decides them (mpi: the
+    // communicator's size), or 0: as configured.
+    virtual std::uint32_t nodes() const { return 0; }
+    // The node of every thread of this process when it holds one node only
+    // (mpi: its rank), or -1 when it holds them all.
+    virtual std::int32_t home() const { return -1; }
+    // Called by weft_net_init once the job is published, on the calling
+    // thread: 0, or an errno (the job is then taken down again).
+    [[nodiscard]] virtual int start(job&) { return 0; }
+    // Called by weft_net_init after start, once this process has created its
+    // nodes' service ports (services.cpp), on the calling thread: returns when
+    // every node of the job has (mpi: a nonblocking barrier that blocks only
+    // the calling thread), so that no node sends to another's barrier or
+    // naming port before it exists. 0, or an errno.
+    [[nodiscard]] virtual int all_started(job&) { return 0; }
+    // Called by weft_net_finalize before the ports go, on the calling thread,
+    // once no thread waits on a port: ends the transport's traffic (mpi: with
+    // every other rank, collectively).
+    virtual void stop(job&) {}
     // Its name, as WEFT_NET spells it.
     virtual const char* name() const = 0;
     // Delivers a message from the calling thread's node to port `to` on
@@ -37,13 +61,19 @@ public:
 
 struct transport_config {
     std::string name;               // a name transport_names() lists
+    std::uint32_t nodes = 0;        // the configured nodes (weft_net_config_t.nodes), 0: not set
     std::int64_t alpha_ns = 0;      // inproc: injected delay per message to another node
     std::int64_t beta_ns_per_byte = 0;
 };
 
-// The transports this build has, for messages: "inproc".
+// The transports this build has, for messages: "inproc", or "inproc, mpi".
 const char* transport_names();
-// The transport cfg.name names, or null if there is none by that name.
-std::unique_ptr<transport> make_transport(const transport_config& cfg);
+// Makes the transport cfg.name names into *out: 0, or EINVAL (a message on
+// stderr says why: mpi could not start), or ENOMEM.
+[[nodiscard]] int make_transport(const transport_config& cfg, std::unique_ptr<transport>* out);
+#if WEFT_HAVE_MPI
+// mpi.cpp's part of make_transport.
+[[nodiscard]] int make_mpi_transport(const transport_config& cfg, std::unique_ptr<transport>* out);
+#endif
 
 }  // namespace weft::detail::net

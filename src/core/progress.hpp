@@ -1,0 +1,59 @@
+// weft::detail — the progress hook: a poll that the scheduler runs for a layer
+// whose work arrives from outside the process (a network), beside the timers.
+//
+// A network transport (src/net's mpi transport) has requests outstanding that
+// complete only when someone calls into it. The workers call its poll:
+//   1. an idle worker, at every look of its idle loop (worker.cpp), before it
+//      spins, yields or parks. While the hook did something within the last
+//      tun::progress_active_ns, an idle worker stays at the yield stage instead
+//      of parking (a conversation in progress: the next message is likely
+//      near, as an MPI rank polls in MPI_Recv); after that a parked worker
+//      sleeps no longer than tun::progress_park_ns while a hook is set, then
+//      looks again (an idle node must still receive);
+//   2. a busy worker, at a scheduling point (pick, where it fires timers), at
+//      most every tun::progress_busy_ns: one relaxed load per pick when no hook
+//      is set, and a clock read every tun::progress_pick_period picks when one is.
+// The poll must not block: it returns at once when another worker is inside it
+// (it try-locks its own state) and wakes threads through the core's wake().
+// It runs with no primitive's lock held (pick only calls it when it may fire
+// timers, for the same reason: the poll takes ports' locks).
+//
+// Memory ordering: the hook is published with release and read with acquire,
+// so its context is visible to the worker that calls it; clear_progress_hook
+// waits until no worker is inside the poll (`inside_`, acquire/release), so
+// the transport may free its context right after it returns.
+#pragma once
+
+#include <cstdint>
+
+#include "sync/primitives.hpp"
+
+namespace weft::detail {
+
+// Returns true when it did something (completed a request, received a frame).
+using progress_fn = bool (*)(void* ctx);
+
+// Sets the one hook (a second one is refused: false).
+[[nodiscard]] bool set_progress_hook(progress_fn fn, void* ctx);
+// Removes it and waits until no worker runs it.
+void clear_progress_hook();
+
+namespace progress_detail {
+extern atomic<progress_fn> g_fn;
+void poll_if_due();
+// Runs the hook; `now`: the clock if the caller read it, else 0. True if it did something.
+bool poll_now(std::int64_t now);
+}  // namespace progress_detail
+
+inline bool progress_hook_set() { return progress_detail::g_fn.load(memory_order_relaxed) != nullptr; }
+// From pick: polls when a hook is set and tun::progress_busy_ns has passed.
+inline void progress_at_pick() {
+    if (progress_hook_set()) progress_detail::poll_if_due();
+}
+// From the idle loop: polls now when a hook is set; true if it did something.
+inline bool progress_when_idle() { return progress_hook_set() && progress_detail::poll_now(0); }
+// True while the hook did something within tun::progress_active_ns: an idle
+// worker keeps polling (yielding the CPU between looks) rather than parking.
+bool progress_recently_active();
+
+}  // namespace weft::detail

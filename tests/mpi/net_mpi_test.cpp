@@ -1,0 +1,393 @@
+// The ports' behaviour across MPI ranks (WEFT_NET=mpi): run under
+// `mpiexec -n N` (N >= 2); tests/CMakeLists.txt registers it for 2 and 4 ranks.
+//
+// Every rank runs the same cases in the same order. Port IDs are exchanged
+// with MPI_Iallgather on MPI_COMM_WORLD, and cases are separated by
+// MPI_Ibarrier (each waited for with weft_thread_yield): the program initialises MPI itself (MPI_THREAD_MULTIPLE), so
+// weft uses that MPI and does not finalize it. With --weft-inits-mpi it does
+// not: weft_net_init initialises MPI, the case is a ring over each rank's first
+// port, and after weft_net_finalize MPI must be finalized.
+//
+// Nothing here depends on timing: every wait is for a message or an error,
+// and the bounds checked are counts.
+#include <mpi.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "weft/weft.h"
+
+namespace {
+
+int g_rank = 0;
+int g_size = 1;
+int g_failures = 0;
+int g_workers = 1;
+
+void fail(int line, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    std::fprintf(stderr, "FAIL rank %d, line %d: ", g_rank, line);
+    std::vfprintf(stderr, fmt, ap);
+    std::fprintf(stderr, "\n");
+    va_end(ap);
+    ++g_failures;
+}
+
+#define CHECK(cond, ...)                                  \
+    do {                                                  \
+        if (!(cond)) fail(__LINE__, "(" #cond ") " __VA_ARGS__); \
+    } while (0)
+#define CHECK_RC(expr, want)                                                                          \
+    do {                                                                                              \
+        int rc_ = (expr);                                                                             \
+        if (rc_ != (want)) fail(__LINE__, "%s returned %d (%s), expected %d", #expr, rc_, std::strerror(rc_), (want)); \
+    } while (0)
+
+// A barrier of the program's own MPI that blocks only this thread: a blocking
+// MPI call would hold this rank's worker, and with it the progress that other
+// ranks' senders wait for (docs/design/mpi.md, "The program's own MPI calls").
+void sync() {
+    MPI_Request req;
+    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+    int done = 0;
+    while (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) weft_thread_yield();
+}
+
+// Every rank's port made by `make`, by rank.
+std::vector<weft_port_id_t> exchange(weft_port_id_t mine) {
+    std::vector<weft_port_id_t> all(static_cast<std::size_t>(g_size));
+    MPI_Request req;
+    MPI_Iallgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, MPI_COMM_WORLD, &req);
+    int done = 0;
+    while (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) weft_thread_yield();
+    return all;
+}
+
+weft_port_id_t make_port(std::size_t max_msgs, std::size_t max_bytes) {
+    weft_port_id_t id{};
+    CHECK_RC(weft_net_port_create(&id, max_msgs, max_bytes), 0);
+    return id;
+}
+
+// --- ordering per (sender, port), many threads per rank ------------------------------
+constexpr int kThreads = 8;
+constexpr int kPerThread = 100;
+
+struct item {
+    std::int32_t rank, thread, seq;
+};
+
+struct sender_arg {
+    weft_port_id_t to;
+    int thread;
+    int sent = 0;
+    int rc = 0;
+};
+
+void* ordered_sender(void* a) {
+    auto* s = static_cast<sender_arg*>(a);
+    for (int i = 0; i < kPerThread; ++i) {
+        item it{g_rank, s->thread, i};
+        if ((s->rc = weft_net_send(s->to, 7, &it, sizeof it)) != 0) return nullptr;
+        ++s->sent;
+    }
+    return nullptr;
+}
+
+void case_ordering() {
+    weft_port_id_t mine = make_port(16, 16 * sizeof(item));
+    auto all = exchange(mine);
+    // Every thread sends to the next rank's port.
+    weft_port_id_t to = all[std::size_t((g_rank + 1) % g_size)];
+    std::vector<sender_arg> args(kThreads);
+    std::vector<weft_thread_t> ts(kThreads);
+    for (int t = 0; t < kThreads; ++t) {
+        args[std::size_t(t)] = sender_arg{to, t};
+        CHECK_RC(weft_thread_create(&ts[std::size_t(t)], nullptr, &ordered_sender, &args[std::size_t(t)]), 0);
+    }
+    int from = (g_rank + g_size - 1) % g_size;
+    std::vector<int> next(kThreads, 0);
+    for (int i = 0; i < kThreads * kPerThread; ++i) {
+        item it{};
+        weft_net_status_t st;
+        CHECK_RC(weft_net_recv(mine, &it, sizeof it, &st, WEFT_NET_FOREVER), 0);
+        CHECK(st.source == std::uint32_t(from) && it.rank == from, "message from node %u (rank field %d), expected %d",
+              st.source, it.rank, from);
+        CHECK(st.tag == 7 && st.len == sizeof it, "tag %d len %zu", st.tag, st.len);
+        CHECK(it.thread >= 0 && it.thread < kThreads, "thread %d", it.thread);
+        if (it.thread < 0 || it.thread >= kThreads) continue;
+        CHECK(it.seq == next[std::size_t(it.thread)], "thread %d: seq %d, expected %d", it.thread, it.seq,
+              next[std::size_t(it.thread)]);
+        next[std::size_t(it.thread)] = it.seq + 1;
+    }
+    for (int t = 0; t < kThreads; ++t) {
+        CHECK_RC(weft_thread_join(ts[std::size_t(t)], nullptr), 0);
+        CHECK(args[std::size_t(t)].rc == 0 && args[std::size_t(t)].sent == kPerThread, "thread %d: rc %d, sent %d", t,
+              args[std::size_t(t)].rc, args[std::size_t(t)].sent);
+    }
+    sync();
+    CHECK_RC(weft_net_port_destroy(mine), 0);
+}
+
+// --- back-pressure: a slow receiver on rank 0, every other rank sending ---------------
+constexpr std::size_t kSlowMsgs = 4;
+constexpr int kFlood = 300;  // several credit windows' worth
+
+void case_back_pressure() {
+    weft_port_id_t mine = make_port(kSlowMsgs, 4096);
+    auto all = exchange(mine);
+    if (g_rank != 0) {
+        for (int i = 0; i < kFlood; ++i) {
+            int v = i;
+            int rc = weft_net_send(all[0], g_rank, &v, sizeof v);
+            if (rc != 0) {
+                fail(__LINE__, "send %d returned %d", i, rc);
+                break;
+            }
+        }
+    } else {
+        int total = kFlood * (g_size - 1);
+        std::vector<int> next(std::size_t(g_size), 0);
+        int got = 0, max_seen = 0;
+        while (got < total) {
+            // Slow: one message, then let every other thread run, then drain
+            // what is there without a scheduling point (so nothing arrives
+            // meanwhile, main() runs one worker): the port never holds more
+            // than its max_msgs.
+            int v = 0;
+            weft_net_status_t st;
+            CHECK_RC(weft_net_recv(mine, &v, sizeof v, &st, WEFT_NET_FOREVER), 0);
+            CHECK(v == next[st.source], "from %u: %d, expected %d", st.source, v, next[st.source]);
+            next[st.source] = v + 1;
+            ++got;
+            for (int y = 0; y < 50; ++y) weft_thread_yield();
+            int burst = 0;
+            while (weft_net_try_recv(mine, &v, sizeof v, &st) == 0) {
+                CHECK(v == next[st.source], "from %u: %d, expected %d", st.source, v, next[st.source]);
+                next[st.source] = v + 1;
+                ++burst;
+                ++got;
+            }
+            if (burst > max_seen) max_seen = burst;
+        }
+        CHECK(g_workers != 1 || max_seen <= int(kSlowMsgs), "%d messages buffered at once in a port of max_msgs %zu", max_seen,
+              kSlowMsgs);
+        CHECK(got == total, "received %d of %d", got, total);
+    }
+    sync();
+    CHECK_RC(weft_net_port_destroy(mine), 0);
+}
+
+// --- timeouts, try_recv, recv_any across nodes ---------------------------------------
+void case_timeout_try_any() {
+    weft_port_id_t a = make_port(8, 256);
+    weft_port_id_t b = make_port(8, 256);
+    auto as = exchange(a);
+    auto bs = exchange(b);
+    char buf[64];
+    weft_net_status_t st;
+    CHECK_RC(weft_net_recv(a, buf, sizeof buf, &st, 1'000'000), ETIMEDOUT);
+    CHECK_RC(weft_net_try_recv(a, buf, sizeof buf, &st), EAGAIN);
+    sync();
+    // Each rank sends to the next rank's port b, then a.
+    int to = (g_rank + 1) % g_size;
+    int from = (g_rank + g_size - 1) % g_size;
+    CHECK_RC(weft_net_send(bs[std::size_t(to)], 2, "to-b", 5), 0);
+    CHECK_RC(weft_net_send(as[std::size_t(to)], 1, "to-a", 5), 0);
+    weft_port_id_t both[2] = {a, b};
+    bool seen_a = false, seen_b = false;
+    for (int i = 0; i < 2; ++i) {
+        CHECK_RC(weft_net_recv_any(both, 2, buf, sizeof buf, &st, WEFT_NET_FOREVER), 0);
+        CHECK(st.source == std::uint32_t(from), "source %u, expected %d", st.source, from);
+        if (st.port.index == a.index) {
+            CHECK(st.tag == 1 && std::strcmp(buf, "to-a") == 0, "port a: tag %d '%s'", st.tag, buf);
+            seen_a = true;
+        } else {
+            CHECK(st.port.index == b.index && st.tag == 2 && std::strcmp(buf, "to-b") == 0, "port b: tag %d '%s'",
+                  st.tag, buf);
+            seen_b = true;
+        }
+    }
+    CHECK(seen_a && seen_b, "recv_any got a %d, b %d", seen_a, seen_b);
+    // try_recv finds a remote message once it is there: wait for it without a clock.
+    sync();
+    CHECK_RC(weft_net_send(as[std::size_t(to)], 3, "try", 4), 0);
+    int rc;
+    while ((rc = weft_net_try_recv(a, buf, sizeof buf, &st)) == EAGAIN) weft_thread_yield();
+    CHECK(rc == 0 && st.tag == 3 && std::strcmp(buf, "try") == 0, "try_recv: rc %d tag %d", rc, st.tag);
+    sync();
+    CHECK_RC(weft_net_port_destroy(a), 0);
+    CHECK_RC(weft_net_port_destroy(b), 0);
+}
+
+// --- errors: a missing remote port, a destroyed one, a message too long -----------------
+void case_errors() {
+    weft_port_id_t p = make_port(4, 1024);
+    auto all = exchange(p);
+    int to = (g_rank + 1) % g_size;
+    weft_port_id_t missing = all[std::size_t(to)];
+    missing.index = 12345;
+    CHECK_RC(weft_net_send(missing, 0, "x", 1), ENOENT);
+    char big[2048] = {};
+    CHECK_RC(weft_net_send(all[std::size_t(to)], 0, big, sizeof big), EMSGSIZE);
+    sync();
+    CHECK_RC(weft_net_port_destroy(p), 0);
+    sync();
+    // Destroyed before this send: the probe of its generation finds nothing.
+    weft_port_id_t gone = all[std::size_t((g_rank + 2) % g_size)];
+    if (gone.node != std::uint32_t(g_rank)) CHECK_RC(weft_net_send(gone, 0, "x", 1), ENOENT);
+    sync();
+}
+
+// --- destroy with remote senders waiting ------------------------------------------------
+constexpr int kManyToDestroyed = 1000;  // far above a credit window: the sender must wait
+
+void case_destroy_with_remote_senders() {
+    weft_port_id_t p = make_port(1, 64);
+    auto all = exchange(p);
+    if (g_rank == 1) {
+        int rc = 0, i = 0;
+        for (; i < kManyToDestroyed && rc == 0; ++i) rc = weft_net_send(all[0], 0, &i, sizeof i);
+        CHECK(rc == ENOENT || rc == EPIPE, "after %d sends: rc %d, expected ENOENT (or EPIPE)", i, rc);
+        CHECK(i < kManyToDestroyed, "all %d sends to a destroyed port succeeded", i);
+    } else if (g_rank == 0) {
+        int v;
+        weft_net_status_t st;
+        CHECK_RC(weft_net_recv(p, &v, sizeof v, &st, WEFT_NET_FOREVER), 0);  // the sender is running
+        CHECK_RC(weft_net_port_destroy(p), 0);
+    }
+    sync();
+    if (g_rank != 0) CHECK_RC(weft_net_port_destroy(p), 0);
+}
+
+// --- large messages ---------------------------------------------------------------------
+void case_large() {
+    constexpr std::size_t kBig = std::size_t(1) << 20;
+    weft_port_id_t p = make_port(2, 2 * kBig);
+    auto all = exchange(p);
+    std::vector<unsigned char> out(kBig), in(kBig + 1);
+    for (std::size_t i = 0; i < kBig; ++i) out[i] = static_cast<unsigned char>((i * 131 + std::size_t(g_rank)) & 0xff);
+    int to = (g_rank + 1) % g_size;
+    int from = (g_rank + g_size - 1) % g_size;
+    for (int round = 0; round < 3; ++round) {
+        CHECK_RC(weft_net_send(all[std::size_t(to)], round, out.data(), kBig), 0);
+        weft_net_status_t st;
+        CHECK_RC(weft_net_recv(p, in.data(), in.size(), &st, WEFT_NET_FOREVER), 0);
+        CHECK(st.len == kBig && st.tag == round, "len %zu tag %d", st.len, st.tag);
+        std::size_t bad = kBig;
+        for (std::size_t i = 0; i < kBig; ++i)
+            if (in[i] != static_cast<unsigned char>((i * 131 + std::size_t(from)) & 0xff)) {
+                bad = i;
+                break;
+            }
+        CHECK(bad == kBig, "byte %zu of a 1 MiB message differs", bad);
+    }
+    sync();
+    CHECK_RC(weft_net_port_destroy(p), 0);
+}
+
+// --- weft initialises MPI: a ring over each rank's first port -----------------------------
+int ring_with_weft_init() {
+    weft_net_config_t cfg{};
+    cfg.transport = "mpi";
+    int rc = weft_net_init(&cfg);
+    if (rc != 0) {
+        std::fprintf(stderr, "FAIL: weft_net_init (weft initialises MPI) returned %d\n", rc);
+        return 1;
+    }
+    g_rank = weft_net_self_node();
+    g_size = weft_net_num_nodes();
+    // The first port of an empty table is {node, 0, 0} (docs/design/net.md, "Port IDs").
+    weft_port_id_t mine = make_port(4, 64);
+    CHECK(mine.index == 0 && mine.gen == 0, "first port index %u gen %u", mine.index, mine.gen);
+    weft_port_id_t next{std::uint32_t((g_rank + 1) % g_size), 0, 0, 0};
+    int token = 0;
+    weft_net_status_t st;
+    // The next rank's port may not exist yet: ENOENT until it does.
+    rc = 0;
+    if (g_rank == 0) {
+        while ((rc = weft_net_send(next, 0, &token, sizeof token)) == ENOENT) weft_thread_yield();
+        CHECK_RC(rc, 0);
+    }
+    CHECK_RC(weft_net_recv(mine, &token, sizeof token, &st, WEFT_NET_FOREVER), 0);
+    if (g_rank != 0) {
+        ++token;
+        while ((rc = weft_net_send(next, 0, &token, sizeof token)) == ENOENT) weft_thread_yield();
+        CHECK_RC(rc, 0);
+    } else {
+        CHECK(token == g_size - 1, "the token came back as %d, expected %d", token, g_size - 1);
+    }
+    CHECK_RC(weft_net_finalize(), 0);
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    CHECK(finalized, "weft initialised MPI, so weft_net_finalize must finalize it");
+    if (g_failures == 0 && g_rank == 0) std::printf("net_mpi_test --weft-inits-mpi: %d ranks: ok\n", g_size);
+    return g_failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc > 1 && std::strcmp(argv[1], "--weft-inits-mpi") == 0) return ring_with_weft_init();
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    if (g_size < 2) {
+        std::fprintf(stderr, "net_mpi_test: run it under mpiexec with at least 2 ranks (this job has %d)\n", g_size);
+        MPI_Finalize();
+        return 2;
+    }
+    // One worker per rank: then nothing puts a remote message into a port
+    // while this rank's thread runs without a scheduling point (the progress
+    // step runs at scheduling points and on idle workers only), which makes
+    // back_pressure's count of a drained burst an exact check of the port's
+    // bound. The threads of a rank are still concurrent weft threads.
+    // NET_MPI_TEST_WORKERS=N runs N instead (the progress step then runs
+    // beside senders on other kernel threads: for TSan); the burst check is
+    // then left out, the order and the counts stay.
+    const char* workers = std::getenv("NET_MPI_TEST_WORKERS");
+    g_workers = workers != nullptr ? std::atoi(workers) : 1;
+    weft_config_t wc{};
+    wc.workers = g_workers;
+    CHECK_RC(weft_init(&wc), 0);
+    weft_net_config_t cfg{};
+    cfg.transport = "mpi";
+    CHECK_RC(weft_net_init(&cfg), 0);
+    CHECK(weft_net_self_node() == g_rank && weft_net_num_nodes() == g_size, "node %d of %d", weft_net_self_node(),
+          weft_net_num_nodes());
+    struct {
+        const char* name;
+        void (*run)();
+    } cases[] = {{"ordering", case_ordering},
+                 {"back_pressure", case_back_pressure},
+                 {"timeout_try_any", case_timeout_try_any},
+                 {"errors", case_errors},
+                 {"destroy_with_remote_senders", case_destroy_with_remote_senders},
+                 {"large", case_large}};
+    const char* only = std::getenv("NET_MPI_TEST_CASE");  // one case by name, when debugging
+    for (auto& c : cases) {
+        if (only != nullptr && std::strcmp(only, c.name) != 0) continue;
+        int before = g_failures;
+        c.run();
+        sync();
+        if (g_rank == 0) std::printf("%-28s %s\n", c.name, g_failures == before ? "ok" : "FAILED");
+        std::fflush(stdout);
+    }
+    CHECK_RC(weft_net_finalize(), 0);
+    CHECK_RC(weft_finalize(), 0);
+    int finalized = 1;
+    MPI_Finalized(&finalized);
+    CHECK(!finalized, "the program initialised MPI: weft must leave it initialised");
+    int total = 0;
+    MPI_Allreduce(&g_failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (g_rank == 0) std::printf("net_mpi_test: %d ranks: %s\n", g_size, total == 0 ? "ok" : "FAILED");
+    MPI_Finalize();
+    return total == 0 ? 0 : 1;
+}
