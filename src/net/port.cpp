@@ -361,7 +361,10 @@ int port_create(job& j, std::uint32_t self, std::size_t max_msgs, std::size_t ma
     return 0;
 }
 
-int port_destroy(job& j, std::uint32_t self, const weft_port_id_t& id) {
+namespace {
+// Port `id` of node `self` (the caller's), locked, in *out; ENOENT if there is
+// no such port, EPERM if it is another node's (then nothing is locked).
+int lock_own_port(job& j, std::uint32_t self, const weft_port_id_t& id, port** out) {
     port* p = find(j, id);
     if (p == nullptr) return ENOENT;
     spinlock_ref lk(p->lock);
@@ -374,6 +377,15 @@ int port_destroy(job& j, std::uint32_t self, const weft_port_id_t& id) {
         lk.unlock();
         return EPERM;
     }
+    *out = p;
+    return 0;
+}
+}  // namespace
+
+int port_destroy(job& j, std::uint32_t self, const weft_port_id_t& id) {
+    port* p = nullptr;
+    if (int rc = lock_own_port(j, self, id, &p); rc != 0) return rc;
+    spinlock_ref lk(p->lock);  // held
     p->open = false;
     ++p->gen;
     message* msgs = p->head;
@@ -413,18 +425,9 @@ int port_destroy(job& j, std::uint32_t self, const weft_port_id_t& id) {
 }
 
 int port_close(job& j, std::uint32_t self, const weft_port_id_t& id) {
-    port* p = find(j, id);
-    if (p == nullptr) return ENOENT;
-    spinlock_ref lk(p->lock);
-    lk.lock();
-    if (!live(p, id)) {
-        lk.unlock();
-        return ENOENT;
-    }
-    if (id.node != self) {
-        lk.unlock();
-        return EPERM;
-    }
+    port* p = nullptr;
+    if (int rc = lock_own_port(j, self, id, &p); rc != 0) return rc;
+    spinlock_ref lk(p->lock);  // held
     p->closed = true;
     // Senders fail; receivers look again (result 0) and find the buffered
     // messages or, with none left, EPIPE.

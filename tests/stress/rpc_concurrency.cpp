@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "support/net_test.hpp"
 #include "support/weft_test.hpp"
 #include "weft/rpc.hpp"
 
@@ -42,18 +43,7 @@ INSTANTIATE_TEST_SUITE_P(All, RpcConcurrency, ::testing::ValuesIn(wt::rt_params(
 constexpr int kNodes = 4;
 constexpr int kCallersPerNode = 3;
 
-template <class F>
-weft_thread_t spawn_on(int node, F* f) {
-    weft_thread_t t = WEFT_THREAD_NULL;
-    EXPECT_EQ(weft_net_spawn(&t, node, nullptr,
-                             [](void* a) -> void* {
-                                 (*static_cast<F*>(a))();
-                                 return nullptr;
-                             },
-                             f),
-              0);
-    return t;
-}
+using wt::spawn_on;
 
 TEST_P(RpcConcurrency, many_callers_two_servers_names_and_barrier) {
     weft_net_config_t c{};

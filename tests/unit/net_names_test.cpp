@@ -5,48 +5,16 @@
 #include <string>
 #include <vector>
 
+#include "support/net_test.hpp"
 #include "support/weft_test.hpp"
 #include "weft/rpc.hpp"
 
 namespace {
 
-class Names : public wt::single_runtime_fixture {
-protected:
-    void start(int nodes) {
-        weft_net_config_t c{};
-        c.nodes = nodes;
-        ASSERT_EQ(weft_net_init(&c), 0);
-        started_ = true;
-    }
-    void TearDown() override {
-        if (started_) {
-            EXPECT_EQ(weft_net_finalize(), 0);
-        }
-        wt::single_runtime_fixture::TearDown();
-    }
-    static void let_others_run() {
-        for (int i = 0; i < 8; ++i) weft_thread_yield();
-    }
-    bool started_ = false;
-};
+class Names : public wt::net_fixture {};
 
-template <class F>
-weft_thread_t spawn_on(int node, F* f) {
-    weft_thread_t t = WEFT_THREAD_NULL;
-    EXPECT_EQ(weft_net_spawn(&t, node, nullptr,
-                             [](void* a) -> void* {
-                                 (*static_cast<F*>(a))();
-                                 return nullptr;
-                             },
-                             f),
-              0);
-    return t;
-}
-
-template <class F>
-void run_on(int node, F f) {
-    ASSERT_EQ(weft_thread_join(spawn_on(node, &f), nullptr), 0);
-}
+using wt::run_on;
+using wt::spawn_on;
 
 bool same(const weft_port_id_t& a, const weft_port_id_t& b) { return a == b; }
 

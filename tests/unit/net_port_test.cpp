@@ -7,38 +7,20 @@
 #include <cstring>
 #include <vector>
 
+#include "support/net_test.hpp"
 #include "support/weft_test.hpp"
 
 namespace {
 
 // One worker, fifo: the order of the threads is program order, so a test can
 // tell that a thread has blocked by yielding until it must have run.
-class Net : public wt::single_runtime_fixture {
+class Net : public wt::net_fixture {
 protected:
-    void start(int nodes, std::int64_t alpha_ns = 0, std::int64_t beta_ns = 0) {
-        weft_net_config_t c{};
-        c.nodes = nodes;
-        c.latency_alpha_ns = alpha_ns;
-        c.latency_beta_ns = beta_ns;
-        ASSERT_EQ(weft_net_init(&c), 0);
-        started_ = true;
-    }
-    void TearDown() override {
-        if (started_) {
-            EXPECT_EQ(weft_net_finalize(), 0);
-        }
-        wt::single_runtime_fixture::TearDown();
-    }
-    // Lets every other ready thread run until it blocks (one worker, fifo).
-    static void let_others_run() {
-        for (int i = 0; i < 8; ++i) weft_thread_yield();
-    }
     static weft_port_id_t port(size_t msgs = 16, size_t bytes = 4096) {
         weft_port_id_t p{};
         EXPECT_EQ(weft_net_port_create(&p, msgs, bytes), 0);
         return p;
     }
-    bool started_ = false;
 };
 
 template <class F>

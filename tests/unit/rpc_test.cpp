@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "net/rpc_frame.hpp"
+#include "support/net_test.hpp"
 #include "support/weft_test.hpp"
 #include "weft/rpc.hpp"
 
@@ -60,54 +61,25 @@ using weft::detail::net::frame_error;
 using weft::detail::net::frame_kind;
 using weft::detail::net::kFrameHeader;
 
-class Rpc : public wt::single_runtime_fixture {
+class Rpc : public wt::net_fixture {
 protected:
     void start(int nodes) {
-        weft_net_config_t c{};
-        c.nodes = nodes;
-        ASSERT_EQ(weft_net_init(&c), 0);
-        started_ = true;
+        wt::net_fixture::start(nodes);
         ASSERT_EQ(weft_sem_init(&svc_.gate, 0), 0);
     }
     void TearDown() override {
         if (started_) {
             EXPECT_EQ(weft_net_finalize(), 0);
+            started_ = false;
             (void)weft_sem_destroy(&svc_.gate);
         }
-        wt::single_runtime_fixture::TearDown();
-    }
-    static void let_others_run() {
-        for (int i = 0; i < 8; ++i) weft_thread_yield();
+        wt::net_fixture::TearDown();
     }
     calc svc_;
-    bool started_ = false;
 };
 
-template <class F>
-void run_on(int node, F f) {
-    weft_thread_t t = WEFT_THREAD_NULL;
-    ASSERT_EQ(weft_net_spawn(&t, node, nullptr,
-                             [](void* a) -> void* {
-                                 (*static_cast<F*>(a))();
-                                 return nullptr;
-                             },
-                             &f),
-              0);
-    ASSERT_EQ(weft_thread_join(t, nullptr), 0);
-}
-
-template <class F>
-weft_thread_t spawn_on(int node, F* f) {
-    weft_thread_t t = WEFT_THREAD_NULL;
-    EXPECT_EQ(weft_net_spawn(&t, node, nullptr,
-                             [](void* a) -> void* {
-                                 (*static_cast<F*>(a))();
-                                 return nullptr;
-                             },
-                             f),
-              0);
-    return t;
-}
+using wt::run_on;
+using wt::spawn_on;
 
 template <class F>
 int rpc_code(F f) {
