@@ -362,6 +362,35 @@ int port_create(job& j, std::uint32_t self, std::size_t max_msgs, std::size_t ma
 }
 
 namespace {
+// Unlinks every thread waiting on p (its lock held): senders get EPIPE,
+// receivers rx_result. Returns them chained through wait_record::next, to be
+// woken once the lock is released (wake_all).
+wait_record* unlink_waiters(port* p, int rx_result) {
+    wait_record* woken = nullptr;
+    wait_list tx(p->tx_head, p->tx_tail);
+    while (wait_record* r = tx.pop_front()) {
+        r->result = EPIPE;
+        r->next = woken;
+        woken = r;
+    }
+    while (rx_waiter* w = claim_receiver(p)) {
+        w->rec.result = rx_result;
+        w->rec.next = woken;
+        woken = &w->rec;
+    }
+    return woken;
+}
+
+// Wakes a chain from unlink_waiters; reads each next before the wake (the
+// record dies with its waiter).
+void wake_all(wait_record* woken) {
+    while (woken != nullptr) {
+        wait_record* next = woken->next;
+        wake(woken);
+        woken = next;
+    }
+}
+
 // Port `id` of node `self` (the caller's), locked, in *out; ENOENT if there is
 // no such port, EPERM if it is another node's (then nothing is locked).
 int lock_own_port(job& j, std::uint32_t self, const weft_port_id_t& id, port** out) {
@@ -391,26 +420,9 @@ int port_destroy(job& j, std::uint32_t self, const weft_port_id_t& id) {
     message* msgs = p->head;
     p->head = p->tail = nullptr;
     p->count = p->bytes = 0;
-    // Every waiter, chained through wait_record::next once unlinked (read
-    // before its wake: the record dies with its waiter).
-    wait_record* woken = nullptr;
-    wait_list tx(p->tx_head, p->tx_tail);
-    while (wait_record* r = tx.pop_front()) {
-        r->result = EPIPE;
-        r->next = woken;
-        woken = r;
-    }
-    while (rx_waiter* w = claim_receiver(p)) {
-        w->rec.result = EPIPE;
-        w->rec.next = woken;
-        woken = &w->rec;
-    }
+    wait_record* woken = unlink_waiters(p, EPIPE);
     lk.unlock();
-    while (woken != nullptr) {
-        wait_record* next = woken->next;
-        wake(woken);
-        woken = next;
-    }
+    wake_all(woken);
     while (msgs != nullptr) {
         message* next = msgs->next;
         free_message(msgs);
@@ -431,24 +443,9 @@ int port_close(job& j, std::uint32_t self, const weft_port_id_t& id) {
     p->closed = true;
     // Senders fail; receivers look again (result 0) and find the buffered
     // messages or, with none left, EPIPE.
-    wait_record* woken = nullptr;
-    wait_list tx(p->tx_head, p->tx_tail);
-    while (wait_record* r = tx.pop_front()) {
-        r->result = EPIPE;
-        r->next = woken;
-        woken = r;
-    }
-    while (rx_waiter* w = claim_receiver(p)) {
-        w->rec.result = 0;
-        w->rec.next = woken;
-        woken = &w->rec;
-    }
+    wait_record* woken = unlink_waiters(p, 0);
     lk.unlock();
-    while (woken != nullptr) {
-        wait_record* next = woken->next;
-        wake(woken);
-        woken = next;
-    }
+    wake_all(woken);
     return 0;
 }
 
