@@ -20,6 +20,15 @@
 //   mpi_plain (T_b, eq. 1):   f*t_point*n + k*(alpha + beta*lambda)
 //   handcoded (T_opt, eq. 3): max(f*t_point*(n - e), k*(alpha + beta*lambda)) + f*t_point*e
 //
+// transport "mpi": for every rank count P, one MPI job of this executable
+// (mpiexec -n P weft-bench pde --mpi-child --child-transport mpi) runs the
+// weft versions over weft's mpi transport, one node per rank and one worker
+// each (apps/pde run_distributed: the nodes find each other's ports through
+// the naming service). The job measures the model's alpha_R and beta_R
+// (ranks 0 and 1) and alpha_L and beta_L (rank 0) with the inproc rows'
+// exchange, 8 B..16 KiB; t_point is the serial program's as for raw_mpi, f
+// too; the equations are the inproc rows'.
+//
 // Every (P, side, version) is first run once and checked against the serial
 // program (a result that differs stops the experiment), then timed over
 // --rounds runs; time_s is the median of the slowest node's (rank's) seconds
@@ -53,6 +62,9 @@ int sweeps_for(long side, double work, int max_sweeps) {
 namespace {
 
 namespace app = weft::apps::pde;
+
+// The sizes of the mpi child's alpha/beta fits (pde_weft.cpp: 8 B, 1, 4 and 16 KiB).
+constexpr std::size_t kFitPoints = 4;
 
 // Serial seconds per point per sweep on a side x side block.
 double serial_point_time(long side, double work, int max_sweeps, int rounds) {
@@ -123,6 +135,50 @@ std::string join(std::vector<std::string> const& v) {
     return s;
 }
 
+// What an MPI child of pde (pde.hpp, child; pde_weft.hpp, weft_mpi_child)
+// printed: every (version, side)'s sweeps and timed rounds. A checked result
+// that differs from the serial program's stops the experiment, and so does a
+// missing line.
+struct child_output {
+    std::map<std::pair<std::string, long>, int> sweeps;
+    std::map<std::pair<std::string, long>, std::vector<double>> times;
+};
+
+child_output read_child(std::string const& out, long p, std::vector<long> const& sides,
+                        std::vector<std::string> const& versions, int rounds, char const* transport) {
+    child_output c;
+    for (auto const& line : mpi::lines_tagged(out, "check")) {
+        char name[32];
+        long side = 0;
+        int sw = 0;
+        double diff = -1;
+        if (std::sscanf(line.c_str(), "%31s %ld %d %lf", name, &side, &sw, &diff) != 4)
+            die("pde child: bad line 'check %s'", line.c_str());
+        if (diff != 0)
+            die("pde: version %s over %s on %ld ranks, side %ld: the result differs from the serial program's by up "
+                "to %g (it must equal it)",
+                name, transport, p, side, diff);
+        c.sweeps[{name, side}] = sw;
+    }
+    for (auto const& line : mpi::lines_tagged(out, "pde")) {
+        char name[32];
+        long side = 0;
+        int round = 0;
+        double secs = 0;
+        if (std::sscanf(line.c_str(), "%31s %ld %d %lf", name, &side, &round, &secs) != 4)
+            die("pde child: bad line 'pde %s'", line.c_str());
+        c.times[{name, side}].push_back(secs);
+    }
+    for (long s : sides)
+        for (auto const& v : versions) {
+            auto const& ts = c.times[{v, s}];
+            if (static_cast<int>(ts.size()) != rounds || !c.sweeps.count({v, s}))
+                die("pde child (%s, %ld ranks): version %s side %ld reported %zu of %d rounds; its output: %s",
+                    transport, p, v.c_str(), s, ts.size(), rounds, out.c_str());
+        }
+    return c;
+}
+
 // The raw MPI versions (apps/pde/pde_mpi.hpp): for every P of `ranks`, one
 // MPI job of this executable; rows with transport "raw_mpi".
 void run_raw_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long> const& sides,
@@ -153,44 +209,17 @@ void run_raw_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long>
                                           std::to_string(rounds), "--work", json_number(work), "--max-sweeps",
                                           std::to_string(max_sweeps)},
                                          "the PDE solver's MPI job");
-        std::map<std::pair<std::string, long>, int> sweeps;
-        for (auto const& line : mpi::lines_tagged(out, "check")) {
-            char name[32];
-            long side = 0;
-            int sw = 0;
-            double diff = -1;
-            if (std::sscanf(line.c_str(), "%31s %ld %d %lf", name, &side, &sw, &diff) != 4)
-                die("pde child: bad line 'check %s'", line.c_str());
-            if (diff != 0)
-                die("pde: version %s on %ld ranks, side %ld: the result differs from the serial program's by up to "
-                    "%g (it must equal it)",
-                    name, p, side, diff);
-            sweeps[{name, side}] = sw;
-        }
-        std::map<std::pair<std::string, long>, std::vector<double>> times;
-        for (auto const& line : mpi::lines_tagged(out, "pde")) {
-            char name[32];
-            long side = 0;
-            int round = 0;
-            double secs = 0;
-            if (std::sscanf(line.c_str(), "%31s %ld %d %lf", name, &side, &round, &secs) != 4)
-                die("pde child: bad line 'pde %s'", line.c_str());
-            times[{name, side}].push_back(secs);
-        }
+        child_output const c = read_child(out, p, sides, versions, rounds, "raw_mpi");
         for (long s : sides)
             for (auto const& v : versions) {
-                auto const& ts = times[{v, s}];
-                if (static_cast<int>(ts.size()) != rounds || !sweeps.count({v, s}))
-                    die("pde child (%ld ranks): version %s side %ld reported %zu of %d rounds; its output: %s", p,
-                        v.c_str(), s, ts.size(), rounds, out.c_str());
-                summary const sum = summarize(ts);
+                summary const sum = summarize(c.times.at({v, s}));
                 model_terms const m = model(in, static_cast<int>(p), s, t_point[s]);
                 double const model_s = v == "mpi_plain" ? m.t_b : m.t_opt;
                 json_object rec = ctx.record();
                 rec.add("transport", "raw_mpi").add("ranks", p).add("n", s * s).add("side", s).add("version", v);
                 rec.add("time_s", sum.median).add("time_s_spread", sum.spread).add("model_s", model_s);
                 rec.add("time_over_model", model_s > 0 ? sum.median / model_s : 0.0);
-                rec.add("sweeps", sweeps[{v, s}]).add("rounds", rounds).add("neighbours", m.neighbours);
+                rec.add("sweeps", c.sweeps.at({v, s})).add("rounds", rounds).add("neighbours", m.neighbours);
                 rec.add("oversubscribed", p > in.cpus).add("t_point_ns", t_point[s] * 1e9);
                 rec.add("alpha_ns", f.alpha_ns).add("beta_ns_per_byte", f.beta_ns_per_byte).add("checked", true);
                 add_provenance(rec);
@@ -204,6 +233,92 @@ void run_raw_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long>
     ctx.say("alpha %.1f ns, beta %.4f ns/B (raw MPI ping-pong fit, 8 B..64 KiB); %d CPUs; every result equals the "
             "serial one\n",
             f.alpha_ns, f.beta_ns_per_byte, in.cpus);
+}
+
+// The weft versions (apps/pde/pde_weft.hpp) over weft's mpi transport: for
+// every P of `ranks`, one MPI job of this executable (one node per rank, one
+// worker each; pde_weft.hpp, weft_mpi_child) that measures the model's alpha
+// and beta on itself and then checks and times every version; rows with
+// transport "mpi". t_point is the serial program's, measured here; f =
+// max(1, P / CPUs) the time-slicing of an oversubscribed job.
+void run_weft_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long> const& sides,
+                  std::vector<std::string> const& versions, int rounds, double work, int max_sweeps) {
+    if (versions.empty()) return;
+    if (!mpi::built()) {
+        ctx.warn("mpi not run: %s", mpi::not_built_reason().c_str());
+        return;
+    }
+    std::vector<std::string> side_text;
+    for (long s : sides) side_text.push_back(std::to_string(s));
+    int const cpus = static_cast<int>(allowed_cpus().size());
+    std::map<long, double> t_point;
+    for (long s : sides) t_point[s] = serial_point_time(s, work, max_sweeps, rounds);
+    table t({"ranks", "n", "version", "sweep us", "model us", "time/model", "vs blocking1"});
+    for (long p : ranks) {
+        ctx.progress("mpiexec -n %ld, weft over mpi: sides %s, versions %s, %d rounds%s", p, join(side_text).c_str(),
+                     join(versions).c_str(), rounds, p > cpus ? " (oversubscribed)" : "");
+        std::string const out = mpi::run(static_cast<int>(p),
+                                         {"pde", "--mpi-child", "--child-transport", "mpi", "--ranks",
+                                          std::to_string(p), "--sides", join(side_text), "--versions",
+                                          join(versions), "--rounds", std::to_string(rounds), "--work",
+                                          json_number(work), "--max-sweeps", std::to_string(max_sweeps)},
+                                         "the PDE solver's weft versions over weft's mpi transport");
+        child_output const c = read_child(out, p, sides, versions, rounds, "mpi");
+        // alpha and beta, remote and same-node (a job of one rank has no remote messages, and measures none).
+        pingpong::fit remote, local;
+        for (auto const& line : mpi::lines_tagged(out, "fit")) {
+            char which[16];
+            double a = 0, b = 0;
+            if (std::sscanf(line.c_str(), "%15s %lf %lf", which, &a, &b) != 3)
+                die("pde child (mpi): bad line 'fit %s'", line.c_str());
+            (std::string(which) == "remote" ? remote : local) = pingpong::fit{a, b, kFitPoints};
+        }
+        if (p > 1 && (remote.points == 0 || local.points == 0))
+            die("pde child (mpi, %ld ranks): no 'fit remote' and 'fit local' lines; its output: %s", p, out.c_str());
+        model_params mp;
+        mp.share = std::max(1.0, static_cast<double>(p) / cpus);
+        mp.alpha_r_s = std::max(0.0, remote.alpha_ns * 1e-9);
+        mp.beta_r_s = std::max(0.0, remote.beta_ns_per_byte * 1e-9);
+        mp.alpha_l_s = std::max(0.0, local.alpha_ns * 1e-9);
+        mp.beta_l_s = std::max(0.0, local.beta_ns_per_byte * 1e-9);
+        for (long s : sides) {
+            mp.t_point_s = t_point[s];
+            auto const base_it = c.times.find({"blocking1", s});
+            for (auto const& name : versions) {
+                app::weft_version v{};
+                (void)app::parse_weft_version(name, v);
+                auto const& ts = c.times.at({name, s});
+                summary const sum = summarize(ts);
+                model_shape const shape = weft_shape(static_cast<int>(p), s, app::threads_per_node(v));
+                double const model_s = weft_model(v, mp, shape);
+                json_object rec = ctx.record();
+                rec.add("transport", "mpi").add("ranks", p).add("n", s * s).add("side", s).add("version", name);
+                rec.add("time_s", sum.median).add("time_s_spread", sum.spread).add("model_s", model_s);
+                rec.add("time_over_model", model_s > 0 ? sum.median / model_s : 0.0);
+                if (base_it != c.times.end()) rec.add("time_over_blocking1", median_of_ratios(ts, base_it->second));
+                else rec.add_null("time_over_blocking1");
+                rec.add("threads_per_node", app::threads_per_node(v)).add("sweeps", c.sweeps.at({name, s}));
+                rec.add("rounds", rounds).add("workers_per_rank", 1).add("oversubscribed", p > cpus);
+                rec.add("remote_msgs", shape.remote).add("remote_bytes", shape.remote_bytes);
+                rec.add("local_msgs", shape.local).add("local_bytes", shape.local_bytes);
+                rec.add("t_point_ns", t_point[s] * 1e9);
+                rec.add("alpha_r_ns", remote.alpha_ns).add("beta_r_ns_per_byte", remote.beta_ns_per_byte);
+                rec.add("alpha_l_ns", local.alpha_ns).add("beta_l_ns_per_byte", local.beta_ns_per_byte);
+                rec.add("checked", true);
+                add_provenance(rec);
+                ctx.emit(rec);
+                t.add_row({std::to_string(p), fmt_sig(static_cast<double>(s * s)), name, fmt(sum.median * 1e6, 2),
+                           fmt(model_s * 1e6, 2), fmt(model_s > 0 ? sum.median / model_s : 0, 2),
+                           base_it == c.times.end() ? "-" : fmt(median_of_ratios(ts, base_it->second), 2)});
+            }
+        }
+        t.add_separator();
+        ctx.say("weft over mpi, %ld ranks: alpha_R %.0f ns, beta_R %.3f ns/B, alpha_L %.0f ns, beta_L %.4f ns/B "
+                "(measured in the job: weft port exchanges, 8 B..16 KiB)\n",
+                p, remote.alpha_ns, remote.beta_ns_per_byte, local.alpha_ns, local.beta_ns_per_byte);
+    }
+    ctx.print(t, "pde on weft's ports over weft's mpi transport: seconds per sweep (slowest rank, median) against "
+                 "the model; every result equals the serial one");
 }
 
 // The weft versions (apps/pde/pde_weft.hpp) on the inproc transport: for
@@ -343,6 +458,8 @@ int run(context& ctx) {
     int const max_sweeps = static_cast<int>(o.integer("max-sweeps"));
     if (o.flag("mpi-child")) {
 #if WEFT_HAVE_MPI
+        if (o.string("child-transport") == "mpi")
+            return weft_mpi_child(static_cast<int>(ranks.front()), sides, versions, rounds, work, max_sweeps);
         return child(static_cast<int>(ranks.front()), sides, versions, rounds, work, max_sweeps);
 #else
         die("--mpi-child: %s", mpi::not_built_reason().c_str());
@@ -356,6 +473,12 @@ int run(context& ctx) {
             if (v != "mpi_plain") weft_versions.push_back(v);
         run_inproc(ctx, ranks, sides, weft_versions, rounds, work, max_sweeps, static_cast<int>(o.integer("workers")),
                    inj_alpha, inj_beta, o.number("run-ms") * 1e-3);
+    }
+    if (has(transports, "mpi")) {
+        std::vector<std::string> weft_versions;
+        for (auto const& v : versions)
+            if (v != "mpi_plain") weft_versions.push_back(v);
+        run_weft_mpi(ctx, ranks, sides, weft_versions, rounds, work, max_sweeps);
     }
     if (has(transports, "raw_mpi")) {
         std::vector<std::string> mpi_versions;
@@ -375,13 +498,15 @@ registrar const reg{experiment{
                "each; handcoded: sends, inner points, receives, edge points) on P in-process nodes with the\n"
                "injected --latency, rounds interleaved over sides and versions. raw_mpi: mpi_plain (blocking\n"
                "MPI_Sendrecv) and handcoded (MPI_Isend/Irecv), an MPI job of this executable per P (P above the CPU\n"
-               "count is oversubscribed). Each (P, side, version) is first checked against the serial program.\n"
-               "time_s: median of the slowest node's seconds per sweep; model_s: the paper's T_b (eq. 1), T_2\n"
-               "(eq. 2, generalised to 4 threads) or T_opt (eq. 3) from alpha and beta (weft ping-pong on the same\n"
-               "job, remote and same-node; raw MPI ping-pong for raw_mpi) and the serial seconds per point, all\n"
+               "count is oversubscribed). mpi: the weft versions over weft's mpi transport, one node (one worker)\n"
+               "per rank of an MPI job of this executable per P. Each (P, side, version) is first checked against\n"
+               "the serial program. time_s: median of the slowest node's seconds per sweep; model_s: the paper's\n"
+               "T_b (eq. 1), T_2 (eq. 2, generalised to 4 threads) or T_opt (eq. 3) from alpha and beta (weft\n"
+               "port exchanges on the same job, remote and same-node, for inproc and mpi; raw MPI ping-pong for\n"
+               "raw_mpi) and the seconds per point (calc(n) for inproc, the serial program's otherwise), all\n"
                "measured in the same invocation. See docs/bench.md and docs/design/pde.md.",
     .options = {{.name = "ranks", .kind = opt_kind::list, .metavar = "LIST", .default_value = "2,4",
-                 .help = "nodes (inproc) and MPI ranks (raw_mpi); blocks: px x py as square as P allows"},
+                 .help = "nodes (inproc) and MPI ranks (mpi, raw_mpi); blocks: px x py as square as P allows"},
                 {.name = "sides", .kind = opt_kind::list, .metavar = "LIST",
                  .default_value = "16,32,64,128,256,512,1024", .help = "block sides: n = side^2 points per node"},
                 {.name = "versions", .kind = opt_kind::list, .metavar = "LIST",
@@ -389,20 +514,25 @@ registrar const reg{experiment{
                  .help = "versions to run (handcoded runs on both transports)",
                  .choices = {"blocking1", "threads2", "threads4", "handcoded", "mpi_plain"}},
                 {.name = "transports", .kind = opt_kind::list, .metavar = "LIST", .default_value = "inproc,raw_mpi",
-                 .help = "inproc: the weft versions on in-process nodes; raw_mpi: the MPI versions under mpiexec",
-                 .choices = {"inproc", "raw_mpi"}},
+                 .help = "inproc: the weft versions on in-process nodes; mpi: the weft versions over weft's mpi "
+                         "transport, one node per rank under mpiexec; raw_mpi: the MPI versions under mpiexec",
+                 .choices = {"inproc", "mpi", "raw_mpi"}},
                 {.name = "latency", .kind = opt_kind::string, .metavar = "A,B", .default_value = "50000,1",
                  .help = "inproc: injected latency of a message between nodes, A ns + B ns per byte"},
                 {.name = "run-ms", .kind = opt_kind::number, .metavar = "MS", .default_value = "150",
                  .help = "inproc: sweeps per run chosen for about this long a run (3..--max-sweeps)", .min = 0.1,
                  .max = 1e6},
                 {.name = "work", .kind = opt_kind::number, .metavar = "W", .default_value = "3e7",
-                 .help = "raw_mpi: points x sweeps per rank per run; both: the serial time per point's run",
+                 .help = "mpi, raw_mpi: points x sweeps per rank per run; all: the serial time per point's run",
                  .min = 1, .max = 1e12},
                 {.name = "max-sweeps", .kind = opt_kind::integer, .metavar = "N", .default_value = "20000",
                  .help = "at most this many sweeps per run", .min = 3, .max = 100000000},
                 {.name = "mpi-child", .kind = opt_kind::flag,
                  .help = "internal: a rank of the solver's job on the first --ranks count (pde starts itself so)"},
+                {.name = "child-transport", .kind = opt_kind::string, .metavar = "T", .default_value = "raw_mpi",
+                 .help = "internal: what the --mpi-child runs: raw_mpi, the MPI versions; mpi, the weft versions "
+                         "over weft's mpi transport",
+                 .choices = {"raw_mpi", "mpi"}},
                 opt_workers(2), opt_rounds(5)},
     .run = run,
     .in_demo = true,

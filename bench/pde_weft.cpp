@@ -4,11 +4,17 @@
 #include "pde_weft.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <exception>
+#include <string>
 #include <vector>
 
 #include "apps/pde/pde.hpp"
 #include "apps/pde/pde_weft.hpp"
 #include "harness.hpp"
+#include "pde.hpp"
+#include "weft/rpc.h"
 
 namespace weft::bench::pde {
 
@@ -83,6 +89,45 @@ double exchange_ns(int a, int b, std::size_t bytes, long iters) {
     on_node(a, drop_port, &r.port_a);
     on_node(b, drop_port, &r.port_b);
     return r.half_rtt_ns;
+}
+
+// The sizes and steps of the model's alpha/beta exchanges.
+std::vector<std::size_t> const kFitSizes = {8, 1024, 4096, 16384};
+
+// The remote exchange of weft_message_fit between a thread of rank 0 and one
+// of rank 1 of an mpi job, each rank running its side: one port per rank for
+// all the sizes, found by the other through the naming service. Rank 0's
+// measurements; other ranks take no part and return no points.
+std::vector<pingpong::point> remote_exchange_mpi(int rounds, long iters) {
+    int const self = weft_net_self_node();
+    if (self > 1) return {};
+    weft_port_id_t mine{}, peer{};
+    on_node(self, make_port, &mine);
+    std::string const name = "pde/fit/" + std::to_string(self), peer_name = "pde/fit/" + std::to_string(1 - self);
+    check(weft_net_name_register(name.c_str(), mine), "weft_net_name_register");
+    int const rc = weft_net_name_lookup(peer_name.c_str(), &peer, app::kLookupTimeoutNs);
+    if (rc == ETIMEDOUT)
+        die("pde child (weft over mpi), rank %d: no port named '%s' within %.0f s: rank %d is not measuring", self,
+            peer_name.c_str(), static_cast<double>(app::kLookupTimeoutNs) * 1e-9, 1 - self);
+    check(rc, "weft_net_name_lookup");
+    std::vector<pingpong::point> pts;
+    for (std::size_t s : kFitSizes) pts.push_back({s, {}});
+    // Both ranks run the same sequence of exchanges; every message a rank
+    // sends is received by the other before either goes on to the next.
+    for (int r = 0; r < rounds; ++r)
+        for (auto& p : pts) {
+            pingpong_run run;
+            run.bytes = p.bytes;
+            run.iters = iters;
+            run.warmup = std::max(1L, iters / 10);
+            exchange_side x{&run, peer, mine, self == 0};
+            on_node(self, exchange, &x);
+            p.half_rtt_ns.push_back(run.half_rtt_ns);
+        }
+    // Every message to this port has been received, and the peer has found it.
+    check(weft_net_name_unregister(name.c_str()), "weft_net_name_unregister");
+    on_node(self, drop_port, &mine);
+    return self == 0 ? pts : std::vector<pingpong::point>{};
 }
 
 // A node's block relaxed `sweeps` times with no messages.
@@ -181,6 +226,67 @@ double weft_run(int nodes, long side, app::weft_version v, int sweeps, bool chec
             "(it must equal it)",
             app::weft_version_name(v), nodes, side, diff);
     return secs;
+}
+
+int weft_mpi_child(int ranks, std::vector<long> const& sides, std::vector<std::string> const& versions, int rounds,
+                   double work, int max_sweeps) {
+    std::vector<app::weft_version> vs;
+    for (auto const& name : versions) {
+        app::weft_version v{};
+        if (!app::parse_weft_version(name, v))
+            die("pde child (weft over mpi): '%s' is not a weft version", name.c_str());
+        vs.push_back(v);
+    }
+    // One worker per rank: a node is one processor, as in the paper, and its
+    // threads share it.
+    weft_config_t cfg{};
+    cfg.workers = 1;
+    cfg.adapt = "off";
+    check(weft_init(&cfg), "weft_init");
+    weft_net_config_t ncfg{};
+    ncfg.transport = "mpi";
+    check(weft_net_init(&ncfg), "weft_net_init (mpi)");
+    int const nodes = weft_net_num_nodes(), rank = weft_net_self_node();
+    if (nodes != ranks)
+        die("pde child (weft over mpi): this job has %d node%s, not the %d asked for: started without mpiexec, or by "
+            "the mpiexec of another MPI than weft's",
+            nodes, nodes == 1 ? "" : "s", ranks);
+    if (nodes >= 2) {
+        std::vector<pingpong::point> const remote = remote_exchange_mpi(rounds, 2000);
+        if (rank == 0) {
+            pingpong::fit const r = pingpong::fit_alpha_beta(remote, kFitSizes.back());
+            pingpong::fit const l = weft_message_fit(0, 0, kFitSizes, rounds, 5000);
+            std::printf("fit remote %.9g %.9g\nfit local %.9g %.9g\n", r.alpha_ns, r.beta_ns_per_byte, l.alpha_ns,
+                        l.beta_ns_per_byte);
+        }
+    }
+    app::layout const l = app::block_layout(nodes);
+    long run = 0;  // every rank numbers the runs alike: the runs' names
+    try {
+        for (long side : sides) {
+            std::size_t const gnx = static_cast<std::size_t>(side * l.px), gny = static_cast<std::size_t>(side * l.py);
+            int const sweeps = sweeps_for(side, work, max_sweeps);
+            std::vector<double> const ref = rank == 0 ? app::serial(gnx, gny, sweeps) : std::vector<double>{};
+            for (auto v : vs) {
+                app::problem const p{gnx, gny, v, sweeps};
+                std::vector<double> got;
+                (void)app::run_distributed(p, std::to_string(run++), true, &got);
+                if (rank == 0)
+                    std::printf("check %s %ld %d %.17g\n", app::weft_version_name(v), side, sweeps,
+                                app::max_abs_diff(got, ref));
+                for (int round = 0; round < rounds; ++round) {
+                    double const t = app::run_distributed(p, std::to_string(run++), false, nullptr);
+                    if (rank == 0) std::printf("pde %s %ld %d %.9g\n", app::weft_version_name(v), side, round, t);
+                }
+                std::fflush(stdout);
+            }
+        }
+    } catch (std::exception const& e) {
+        die("pde child (weft over mpi), rank %d: %s", rank, e.what());
+    }
+    check(weft_net_finalize(), "weft_net_finalize");
+    check(weft_finalize(), "weft_finalize");
+    return 0;
 }
 
 }  // namespace weft::bench::pde

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "apps/pde/pde_weft.hpp"
@@ -35,5 +36,18 @@ double weft_model(weft::apps::pde::weft_version v, model_params const& m, model_
 // seconds per sweep of the slowest node. With check, the result is compared
 // with the serial program's and a difference ends the experiment.
 double weft_run(int nodes, long side, weft::apps::pde::weft_version v, int sweeps, bool check);
+
+// weft-bench pde --mpi-child --child-transport mpi: one rank of `ranks` of a
+// job that runs the weft versions over weft's mpi transport (one node per
+// rank, one worker each; apps/pde run_distributed). First the model's inputs,
+// measured on this job with weft_message_fit's exchange: remote between
+// threads of ranks 0 and 1 (their ports found through the naming service),
+// same-node between two threads of rank 0, each over the sizes 8 B..16 KiB;
+// rank 0 prints "fit remote ALPHA_NS BETA_NS_PER_BYTE" and "fit local ...".
+// Then, as the raw MPI child (pde.hpp, child), for every side and version a
+// checked run and `rounds` timed ones; rank 0 prints the "check" and "pde"
+// lines, the time the slowest node's.
+int weft_mpi_child(int ranks, std::vector<long> const& sides, std::vector<std::string> const& versions, int rounds,
+                   double work, int max_sweeps);
 
 }  // namespace weft::bench::pde

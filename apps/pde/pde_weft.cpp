@@ -8,12 +8,15 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
 #include <exception>
 #include <functional>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
+#include "weft/rpc.h"
 #include "weft/weft.hpp"
 
 namespace weft::apps::pde {
@@ -215,19 +218,165 @@ void* run_node_call(void* arg) {
     return nullptr;
 }
 
-void on_every_node(int nodes, std::function<void(int)> const& body) {
-    std::vector<node_call> calls(static_cast<std::size_t>(nodes));
-    std::vector<weft_thread_t> ts(static_cast<std::size_t>(nodes));
-    for (int j = 0; j < nodes; ++j) {
-        calls[static_cast<std::size_t>(j)] = {&body, j, nullptr};
-        weft::detail::check(weft_net_spawn(&ts[static_cast<std::size_t>(j)], j, nullptr, run_node_call,
-                                           &calls[static_cast<std::size_t>(j)]),
-                            "weft_net_spawn");
+// Runs body(j) on a weft thread of node j for every j of `nodes` and waits
+// for them all; rethrows the first exception one of them threw.
+void on_nodes(std::vector<int> const& nodes, std::function<void(int)> const& body) {
+    std::vector<node_call> calls(nodes.size());
+    std::vector<weft_thread_t> ts(nodes.size());
+    for (std::size_t k = 0; k < nodes.size(); ++k) {
+        calls[k] = {&body, nodes[k], nullptr};
+        weft::detail::check(weft_net_spawn(&ts[k], nodes[k], nullptr, run_node_call, &calls[k]), "weft_net_spawn");
     }
     for (auto t : ts) weft::detail::check(weft_thread_join(t, nullptr), "weft_thread_join");
     for (auto const& c : calls)
         if (c.error) std::rethrow_exception(c.error);
 }
+
+void on_every_node(int nodes, std::function<void(int)> const& body) {
+    std::vector<int> all(static_cast<std::size_t>(nodes));
+    for (int j = 0; j < nodes; ++j) all[static_cast<std::size_t>(j)] = j;
+    on_nodes(all, body);
+}
+
+// Every size checked on the caller's thread before any port exists: every
+// node's block must split into the version's strips.
+void check_sizes(problem const& p, int nodes, char const* who) {
+    if (nodes < 1) throw std::invalid_argument(std::string("pde: ") + who + " needs a running job (weft_net_init)");
+    if (p.sweeps < 1) throw std::invalid_argument("pde: sweeps must be >= 1, got " + std::to_string(p.sweeps));
+    layout const l = block_layout(nodes);
+    for (int j = 0; j < nodes; ++j) (void)strip_of(block_of(l, j, p.gnx, p.gny), threads_per_node(p.version), 0);
+}
+
+// The naming service's names of one run (run_distributed).
+std::string halo_name(std::string const& run, int node, std::size_t i) {
+    return "pde/" + run + "/" + std::to_string(node) + "/" + std::to_string(i);
+}
+std::string gather_name(std::string const& run) { return "pde/" + run + "/gather"; }
+std::string times_name(std::string const& run) { return "pde/" + run + "/times"; }
+
+// One node's side of run_distributed, on a weft thread of that node: its
+// names, registered in order, are unregistered and its ports destroyed on
+// every way out.
+class distributed_node {
+public:
+    distributed_node(problem const& p, std::string const& run, int self, int nodes)
+        : p_(p), run_(run), self_(self), nodes_(nodes) {}
+    distributed_node(distributed_node const&) = delete;
+    distributed_node& operator=(distributed_node const&) = delete;
+    ~distributed_node() {
+        // On an exception's way out: its error, not a teardown's, is the one the caller gets.
+        unregister_names(false);
+        destroy_ports(false);
+    }
+
+    double run(bool gather, std::vector<double>* result, std::int64_t timeout_ns) {
+        ports_ = make_node_ports(p_, self_);
+        has_ports_ = true;
+        if (self_ == 0) {
+            weft::detail::check(weft_net_port_create(&times_, static_cast<std::size_t>(nodes_),
+                                                     static_cast<std::size_t>(nodes_) * sizeof(double)),
+                                "weft_net_port_create (times)");
+            has_times_ = true;
+        }
+        for (std::size_t i = 0; i < ports_.halo.size(); ++i) enter(halo_name(run_, self_, i), ports_.halo[i]);
+        if (self_ == 0) {
+            enter(gather_name(run_), ports_.gather);
+            enter(times_name(run_), times_);
+        }
+        // The directory as far as run_node reads it: this node's ports, its
+        // neighbours' and node 0's gather port.
+        std::vector<node_ports> dir(static_cast<std::size_t>(nodes_));
+        dir[static_cast<std::size_t>(self_)] = ports_;
+        block const b = block_of(block_layout(nodes_), self_, p_.gnx, p_.gny);
+        for (int n : {b.west, b.east, b.south, b.north}) {
+            if (n == no_rank) continue;
+            auto& d = dir[static_cast<std::size_t>(n)];
+            d.halo.resize(ports_.halo.size());
+            for (std::size_t i = 0; i < d.halo.size(); ++i) d.halo[i] = find(halo_name(run_, n, i), timeout_ns);
+        }
+        weft_port_id_t times_at = times_;
+        if (self_ != 0) {
+            dir[0].gather = find(gather_name(run_), timeout_ns);
+            dir[0].has_gather = true;
+            times_at = find(times_name(run_), timeout_ns);
+        }
+        weft::detail::check(weft_net_barrier(), "weft_net_barrier (before the sweeps)");
+        double secs = run_node(p_, self_, dir, gather, result);
+        if (self_ != 0) {
+            weft::detail::check(weft_net_send(times_at, 0, &secs, sizeof secs), "weft_net_send (times)");
+        } else {
+            for (int k = 1; k < nodes_; ++k) {
+                double t = 0;
+                weft_net_status_t st{};
+                weft::detail::check(weft_net_recv(times_, &t, sizeof t, &st, WEFT_NET_FOREVER),
+                                    "weft_net_recv (times)");
+                if (st.len != sizeof t) throw weft::error(EBADMSG, "weft_net_recv (times): not one double");
+                secs = std::max(secs, t);
+            }
+        }
+        // Every lookup of the run was done before the first barrier, so the
+        // names can go now; they go before the final barrier because
+        // unregistering is a call to node 0's naming service, and after the
+        // final barrier node 0 may end the job (weft_net_finalize stops the
+        // service). The ports go after it: until every node has passed it, a
+        // neighbour may still be sending its last edge.
+        unregister_names(true);
+        weft::detail::check(weft_net_barrier(), "weft_net_barrier (after the sweeps)");
+        destroy_ports(true);
+        return secs;
+    }
+
+private:
+    // Unregisters this node's names, and destroys its ports; with `checked`, a
+    // failure throws weft::error.
+    void unregister_names(bool checked) {
+        for (; !names_.empty(); names_.pop_back()) {
+            int const rc = weft_net_name_unregister(names_.back().c_str());
+            if (checked) weft::detail::check(rc, "weft_net_name_unregister");
+        }
+    }
+    void destroy_ports(bool checked) {
+        auto done = [checked](int rc, char const* what) {
+            if (checked) weft::detail::check(rc, what);
+        };
+        if (has_ports_) {
+            has_ports_ = false;
+            for (auto const& id : ports_.halo) done(weft_net_port_destroy(id), "weft_net_port_destroy");
+            if (ports_.has_gather) done(weft_net_port_destroy(ports_.gather), "weft_net_port_destroy (gather)");
+        }
+        if (has_times_) {
+            has_times_ = false;
+            done(weft_net_port_destroy(times_), "weft_net_port_destroy (times)");
+        }
+    }
+
+    void enter(std::string const& name, weft_port_id_t id) {
+        if (int rc = weft_net_name_register(name.c_str(), id); rc != 0)
+            throw weft::error(rc, ("weft_net_name_register '" + name + "'").c_str());
+        names_.push_back(name);
+    }
+
+    weft_port_id_t find(std::string const& name, std::int64_t timeout_ns) const {
+        weft_port_id_t id{};
+        int const rc = weft_net_name_lookup(name.c_str(), &id, timeout_ns);
+        if (rc == ETIMEDOUT)
+            throw std::runtime_error("pde: node " + std::to_string(self_) + " found no port named '" + name +
+                                     "' within " + std::to_string(static_cast<double>(timeout_ns) * 1e-9) +
+                                     " s: every node of the job must call run_distributed with the same problem "
+                                     "and run name");
+        if (rc != 0) throw weft::error(rc, ("weft_net_name_lookup '" + name + "'").c_str());
+        return id;
+    }
+
+    problem const& p_;
+    std::string const& run_;
+    int self_, nodes_;
+    node_ports ports_;
+    bool has_ports_ = false;
+    weft_port_id_t times_{};
+    bool has_times_ = false;
+    std::vector<std::string> names_;
+};
 
 }  // namespace
 
@@ -356,14 +505,7 @@ namespace weft::apps::pde {
 
 double run_inproc(problem const& p, bool gather, std::vector<double>* result) {
     int const nodes = weft_net_num_nodes();
-    if (nodes < 1) throw std::invalid_argument("pde: run_inproc needs a running job (weft_net_init)");
-    if (p.sweeps < 1) throw std::invalid_argument("pde: sweeps must be >= 1, got " + std::to_string(p.sweeps));
-    // Every size is checked here, on the caller's thread, before any port exists.
-    layout const l = block_layout(nodes);
-    for (int j = 0; j < nodes; ++j) {
-        block const b = block_of(l, j, p.gnx, p.gny);
-        (void)strip_of(b, threads_per_node(p.version), 0);
-    }
+    check_sizes(p, nodes, "run_inproc");
     std::vector<node_ports> directory(static_cast<std::size_t>(nodes));
     on_every_node(nodes, [&](int j) { directory[static_cast<std::size_t>(j)] = make_node_ports(p, j); });
     std::vector<double> secs(static_cast<std::size_t>(nodes));
@@ -372,6 +514,21 @@ double run_inproc(problem const& p, bool gather, std::vector<double>* result) {
     });
     on_every_node(nodes, [&](int j) { destroy_node_ports(directory[static_cast<std::size_t>(j)]); });
     return *std::max_element(secs.begin(), secs.end());
+}
+
+double run_distributed(problem const& p, std::string const& run, bool gather, std::vector<double>* result,
+                       std::int64_t lookup_timeout_ns) {
+    int const nodes = weft_net_num_nodes();
+    check_sizes(p, nodes, "run_distributed");
+    if (run.empty())
+        throw std::invalid_argument("pde: run_distributed needs a run name (non-empty, unique to the run)");
+    int const self = weft_net_self_node();
+    double secs = 0;
+    on_nodes({self}, [&](int node) {
+        distributed_node d(p, run, node, nodes);
+        secs = d.run(gather, result, lookup_timeout_ns);
+    });
+    return secs;
 }
 
 }  // namespace weft::apps::pde

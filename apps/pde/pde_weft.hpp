@@ -33,10 +33,13 @@
 //   3. run_node: node j's strips run `sweeps` sweeps and node j sends its
 //      result to the gather port on node 0 (when asked).
 // run_inproc does all three when every node of the job is in this process
-// (step 2 by shared memory: it joins every node's step 1 first).
+// (step 2 by shared memory: it joins every node's step 1 first);
+// run_distributed when this process holds one node (the mpi transport: one
+// node per rank; step 2 by the naming service).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -106,5 +109,35 @@ double run_node(problem const& p, int node, std::vector<node_ports> const& direc
 // `result` with the global interior. Throws std::invalid_argument when no
 // job runs or the grid cannot be split so.
 double run_inproc(problem const& p, bool gather, std::vector<double>* result);
+
+// How long run_distributed waits for a name by default: 30 s.
+inline constexpr std::int64_t kLookupTimeoutNs = 30'000'000'000;
+
+// Steps 1-3 for the one node of the job that this process holds,
+// weft_net_self_node() (the mpi transport, one node per MPI rank): one thread
+// of every node calls it with the same problem and `run`, a name unique to
+// this run among the job's runs (e.g. a counter every rank advances alike).
+// Step 2 by the naming service: the node registers each of its ports as
+// "pde/<run>/<node>/<i>" (i: the index in node_ports::halo), node 0 also its
+// gather port "pde/<run>/gather" and a port for the nodes' times
+// "pde/<run>/times"; the node then looks up its neighbours' ports and node
+// 0's (a lookup returns once the name exists, so once the port does), waiting
+// at most lookup_timeout_ns for each, and joins a weft_net_barrier, so that
+// every node starts its sweeps together. After run_node every node sends its
+// seconds per sweep to node 0 and unregisters its names (every lookup was
+// done before the first barrier; after the final one node 0 may end the job,
+// and with it the naming service), and after a final weft_net_barrier (no
+// neighbour sends to its ports any more) destroys its ports. Returns on node
+// 0 the slowest node's seconds per sweep (this node's on the others); with
+// `gather`, node 0 fills `result` as run_inproc does. Runs on a weft thread
+// of this node.
+// Throws std::invalid_argument when no job runs, `run` is empty or the grid
+// cannot be split so (every node checks every node's block, so all refuse
+// alike before any port exists); std::runtime_error naming the name when a
+// lookup times out (the node's names and ports are gone then; the other
+// nodes wait in the barrier for it, so the caller ends the job: mpiexec does
+// when a rank exits with an error); weft::error on a port or naming failure.
+double run_distributed(problem const& p, std::string const& run, bool gather, std::vector<double>* result,
+                       std::int64_t lookup_timeout_ns = kLookupTimeoutNs);
 
 }  // namespace weft::apps::pde
