@@ -113,7 +113,9 @@ std::uint64_t port_key(std::uint32_t node, std::uint32_t index) { return (std::u
 // A port of a known node, generation included (holds, backlogs).
 std::uint64_t slot_key(std::uint32_t index, std::uint32_t gen) { return (std::uint64_t(gen) << 32) | index; }
 
-bool contains(const std::vector<std::uint64_t>& v, std::uint64_t k) { return std::find(v.begin(), v.end(), k) != v.end(); }
+bool contains(const std::vector<std::uint64_t>& v, std::uint64_t k) {
+    return std::find(v.begin(), v.end(), k) != v.end();
+}
 
 // A thread waiting for one event that another (progress) signals: link under
 // `lk`, or find it done already. The signaller never touches it after its
@@ -817,7 +819,8 @@ private:
         case frame_kind::hold: {
             spinlock_ref l(p.lock);
             l.lock();
-            if (!contains(p.held_out, slot_key(h.dst_index, h.dst_gen))) p.held_out.push_back(slot_key(h.dst_index, h.dst_gen));
+            std::uint64_t key = slot_key(h.dst_index, h.dst_gen);
+            if (!contains(p.held_out, key)) p.held_out.push_back(key);
             l.unlock();
             break;
         }

@@ -149,8 +149,8 @@ void case_rpc_cxx() {
         weft::rpc::call(peer, &calc::fail_with, 7);
     } catch (const weft::rpc::remote_error& e) {
         thrown = true;
-        CHECK(e.code().value() == EREMOTEIO && e.remote_what() == "fail 7", "code %d, remote what '%s'", e.code().value(),
-              e.remote_what().c_str());
+        CHECK(e.code().value() == EREMOTEIO && e.remote_what() == "fail 7", "code %d, remote what '%s'",
+              e.code().value(), e.remote_what().c_str());
     }
     CHECK(thrown, "fail_with did not throw at the caller");
     // Another build's signature for sum: EPROTO, and the server keeps serving.
