@@ -1,16 +1,18 @@
 // The ping-pong of pingpong.hpp between weft threads on two nodes: rank 0's
 // thread sends `bytes` to node 1's port with weft_net_send and waits in
 // weft_net_recv on its own port for them to come back; node 1's thread echoes.
-// Each node runs one worker, and each node's port is the first it creates, so
-// its ID is {node, 0, 0}. A round times `iters` round trips after a tenth as
+// Each node runs one worker; each registers its port with the naming service
+// as "pingpong/<node>" and looks up the other's (the job's own services hold
+// the first ports of every node, so a port's ID is not known in advance). A
+// round times `iters` round trips after a tenth as
 // many unrecorded ones, as the raw MPI child does, and records the half round
 // trip.
-#include <cerrno>
 #include <cstdio>
 #include <vector>
 
 #include "harness.hpp"
 #include "pingpong.hpp"
+#include "weft/rpc.h"
 #include "weft/weft.h"
 
 namespace weft::bench::pingpong {
@@ -56,16 +58,16 @@ void rounds_of(bool first, side const& s, std::vector<std::size_t> const& sizes,
         }
 }
 
-// The first message to the peer's port: it may not exist yet (ENOENT): ask again.
-void send_when_there(weft_port_id_t peer) {
-    int rc;
-    while ((rc = weft_net_send(peer, 0, nullptr, 0)) == ENOENT) weft_thread_yield();
-    check(rc, "weft_net_send");
-}
-
-// Both sides know that both ports exist once each has received from the other.
-void handshake(side const& s) {
-    send_when_there(s.peer);
+// Registers this node's port and finds the other node's (the lookup waits
+// until it is registered), then lines the two sides up: each has received
+// from the other.
+void handshake(side& s, int node) {
+    char name[32];
+    std::snprintf(name, sizeof name, "pingpong/%d", node);
+    check(weft_net_name_register(name, s.mine), "weft_net_name_register");
+    std::snprintf(name, sizeof name, "pingpong/%d", 1 - node);
+    check(weft_net_name_lookup(name, &s.peer, WEFT_NET_FOREVER), "weft_net_name_lookup");
+    check(weft_net_send(s.peer, 0, nullptr, 0), "weft_net_send");
     check(weft_net_recv(s.mine, s.buf, s.cap, nullptr, WEFT_NET_FOREVER), "weft_net_recv");
 }
 
@@ -95,7 +97,7 @@ struct echo_arg {
 void* echo_main(void* a) {
     auto* e = static_cast<echo_arg*>(a);
     check(weft_net_port_create(&e->s.mine, 4, e->s.cap), "weft_net_port_create");
-    handshake(e->s);
+    handshake(e->s, 1);
     rounds_of(false, e->s, *e->sizes, e->rounds, e->iters, [](std::size_t, int, double) {});
     check(weft_net_port_destroy(e->s.mine), "weft_net_port_destroy");
     return nullptr;
@@ -110,9 +112,9 @@ int weft_child(std::vector<std::size_t> const& sizes, int rounds, long iters) {
                                        weft_net_num_nodes());
     std::size_t const cap = largest_of(sizes);
     std::vector<unsigned char> buf(cap, static_cast<unsigned char>(rank + 1));
-    side s{{}, {std::uint32_t(1 - rank), 0, 0, 0}, buf.data(), cap};
+    side s{{}, {}, buf.data(), cap};
     check(weft_net_port_create(&s.mine, 4, cap), "weft_net_port_create");
-    handshake(s);
+    handshake(s, rank);
     rounds_of(rank == 0, s, sizes, rounds, iters,
               [&](std::size_t i, int round, double ns) { std::printf("pingpong %zu %d %.6g\n", sizes[i], round, ns); });
     std::fflush(stdout);
@@ -126,15 +128,14 @@ std::vector<point> weft_inproc(std::vector<std::size_t> const& sizes, int rounds
     start("inproc", 2);
     std::size_t const cap = largest_of(sizes);
     std::vector<unsigned char> b0(cap, 1), b1(cap, 2);
-    // Node 0's port first: {0, 0, 0}; node 1's is created by its thread: {1, 0, 0}.
-    side s0{{}, {1, 0, 0, 0}, b0.data(), cap};
+    side s0{{}, {}, b0.data(), cap};
     check(weft_net_port_create(&s0.mine, 4, cap), "weft_net_port_create");
-    echo_arg e{side{{}, s0.mine, b1.data(), cap}, &sizes, rounds, iters};
+    echo_arg e{side{{}, {}, b1.data(), cap}, &sizes, rounds, iters};
     weft_thread_t t;
     check(weft_net_spawn(&t, 1, nullptr, &echo_main, &e), "weft_net_spawn");
     std::vector<point> points(sizes.size());
     for (std::size_t i = 0; i < sizes.size(); ++i) points[i].bytes = sizes[i];
-    handshake(s0);
+    handshake(s0, 0);
     rounds_of(true, s0, sizes, rounds, iters,
               [&](std::size_t i, int, double ns) { points[i].half_rtt_ns.push_back(ns); });
     check(weft_thread_join(t, nullptr), "weft_thread_join");

@@ -14,7 +14,14 @@
 //              memory for this rank. A sender holds credit for each data frame;
 //              the peer returns it once the frame has left its staging.
 //   backlog    a peer's frames that found their port full, in arrival order,
-//              each waiting for room; its delivery thread puts them.
+//              each waiting for room; its delivery thread puts them, each
+//              port's in order, a full port never delaying another port's.
+//   hold       a port with frames of a peer in the backlog: that peer sends it
+//              nothing more until its resume (the backlog has taken them all).
+//              A backlogged frame's credit is returned at once, so a port whose
+//              receiver does not receive never takes the window that every
+//              other port of its node (an RPC reply port, the naming service's)
+//              needs.
 //   port cache this rank's knowledge of remote ports: alive (with max_bytes)
 //              or the error a probe or a nack reported.
 //
@@ -23,16 +30,20 @@
 //      waits for the reply): ENOENT or EMSGSIZE come back from here (a live
 //      port is kept in the cache, a missing one is asked about again next time);
 //   2. credit: the thread waits on its peer's credit list (asking the peer
-//      once for what it has freed) until a frame of its length fits the window;
+//      once for what it has freed) until a frame of its length fits the window
+//      and the port is not held;
 //   3. the frame: up to kCopyMax bytes it is copied and posted (MPI_Isend) and
 //      the send returns, as a send into a local port returns once buffered;
 //      above, header and the caller's buffer go as one MPI message of a derived
 //      datatype (no copy), and the thread waits for that send to complete.
 // A data frame at the destination (progress):
-//   4. decoded; if its peer has no backlog, port_try_put; a full port (EAGAIN)
-//      starts the backlog, which the peer's delivery thread drains, retrying a
-//      full port with a growing sleep (the port has no room notification for a
-//      transport); its credit is returned after the put;
+//   4. decoded; if its peer's backlog has no frame for the port, port_try_put
+//      (its credit is returned after the put); a full port (EAGAIN) puts the
+//      frame in the backlog, returns its credit and holds the port (a hold frame
+//      to the peer, posted before that credit). The peer's delivery thread
+//      drains the backlog, retrying full ports with a growing sleep (a port has
+//      no room notification for a transport); when the last backlogged frame of
+//      a port is put, the port is resumed (a resume frame);
 //   5. an error of the put (ENOENT, EPIPE, EMSGSIZE) goes back as a nack: the
 //      sender's port cache marks the port, so the sender's next send to it
 //      fails with that error (a port destroyed with messages on the wire drops
@@ -42,6 +53,10 @@
 // is made under mpi_lock_, so the transport needs MPI_THREAD_SERIALIZED; in
 // `multiple` mode senders call MPI_Isend directly (MPI_THREAD_MULTIPLE).
 // WEFT_MPI_THREAD picks one.
+//
+// Memory: a peer's frames staged here are at most its window (credited frames)
+// plus, for each held port, the frames it sent before the hold reached it (at
+// most one window).
 //
 // Lock order: progress_lock_ -> mpi_lock_ -> {peer::lock, pend_lock_, ctl_lock_,
 // cache_lock_, probe_lock_, a port's lock}; the last ones are never nested.
@@ -95,6 +110,13 @@ std::uint64_t charge_of(std::uint64_t len) { return std::min(len, kWindowBytes);
 
 std::uint64_t port_key(std::uint32_t node, std::uint32_t index) { return (std::uint64_t(node) << 32) | index; }
 
+// A port of a known node, generation included (holds, backlogs).
+std::uint64_t slot_key(std::uint32_t index, std::uint32_t gen) { return (std::uint64_t(gen) << 32) | index; }
+
+bool contains(const std::vector<std::uint64_t>& v, std::uint64_t k) {
+    return std::find(v.begin(), v.end(), k) != v.end();
+}
+
 // A thread waiting for one event that another (progress) signals: link under
 // `lk`, or find it done already. The signaller never touches it after its
 // wake (the waiter's frame may then go).
@@ -136,6 +158,7 @@ struct staged {
     std::size_t len = 0;
     weft_port_id_t to{};
     msg_header h;
+    bool credited = false;  // its credit went back when it entered the backlog
 };
 
 struct alignas(64) peer {
@@ -147,10 +170,11 @@ struct alignas(64) peer {
     void* cw_tail = nullptr;
     bool asked = false;       // a credit_request is on its way
     bool bye_out = false;     // we sent bye: nothing more goes to it
+    std::vector<std::uint64_t> held_out;  // its ports it holds (slot_key): sends to them wait
     // --- Frames from this peer (the receiving side) ---
     staged* bl_head = nullptr;  // its backlog, oldest first
     staged* bl_tail = nullptr;
-    bool delivering = false;    // the delivery thread holds a frame of it
+    std::vector<std::uint64_t> held_in;  // our ports we told it to hold (slot_key)
     std::uint64_t ret_msgs = 0;   // credit freed, not yet returned
     std::uint64_t ret_bytes = 0;
     bool peer_asked = false;    // it waits for credit: return what is freed now
@@ -353,9 +377,10 @@ public:
                 l.unlock();
                 return ENOTCONN;
             }
-            bool fits = p.cred_msgs != 0 && (p.cred_bytes >= charge);
+            bool held = contains(p.held_out, slot_key(to.index, to.gen));
+            bool fits = !held && p.cred_msgs != 0 && (p.cred_bytes >= charge);
             if (fits) break;
-            if (!p.asked) {
+            if (!held && !p.asked) {
                 p.asked = true;
                 l.unlock();
                 wire_header q;
@@ -791,12 +816,30 @@ private:
             l.unlock();
             break;
         }
+        case frame_kind::hold: {
+            spinlock_ref l(p.lock);
+            l.lock();
+            std::uint64_t key = slot_key(h.dst_index, h.dst_gen);
+            if (!contains(p.held_out, key)) p.held_out.push_back(key);
+            l.unlock();
+            break;
+        }
+        case frame_kind::resume: {
+            spinlock_ref l(p.lock);
+            l.lock();
+            auto it = std::find(p.held_out.begin(), p.held_out.end(), slot_key(h.dst_index, h.dst_gen));
+            if (it != p.held_out.end()) p.held_out.erase(it);
+            wait_record* woken = take_credit_waiters(p);  // they look again: credit and holds
+            l.unlock();
+            wake_chain(woken);
+            break;
+        }
         }
         std::free(buf);
     }
 
     // Step 4 of the file comment: the frame goes into its port now, or to the
-    // back of its peer's backlog.
+    // back of its peer's backlog (its port held, its credit returned).
     void deliver(peer& p, int source, const decoded_frame& f, unsigned char* buf) {
         auto* s = new (std::nothrow) staged;
         if (s == nullptr) {
@@ -811,9 +854,10 @@ private:
         s->h.tag = f.h.tag;
         s->h.source = f.h.src_node;
         s->h.sent_ns = f.h.sent_ns;
+        std::uint64_t key = slot_key(s->to.index, s->to.gen);
         spinlock_ref l(p.lock);
         l.lock();
-        bool queued = p.bl_head != nullptr || p.delivering;
+        bool queued = backlog_has(p, key);  // its frames before it go first
         l.unlock();
         if (!queued) {
             int rc = port_try_put(*j_, s->to, s->h, s->payload, s->len);
@@ -826,18 +870,47 @@ private:
         if (p.bl_tail != nullptr) p.bl_tail->next = s;
         else p.bl_head = s;
         p.bl_tail = s;
+        s->credited = true;
+        p.ret_msgs += 1;
+        p.ret_bytes += charge_of(s->len);
+        bool hold = !contains(p.held_in, key);
+        if (hold) p.held_in.push_back(key);
         wait_record* w = wait_list(p.dw_head, p.dw_tail).pop_front();
         l.unlock();
+        // Queued now, so this step posts it before the credit just freed
+        // (flush_control): the peer holds the port before it may send more.
+        if (hold) queue_port_ctl(source, frame_kind::hold, s->to);
         if (w != nullptr) wake(w);
     }
 
-    // A frame has left the staging: its credit is freed; an error goes back.
+    // p.lock held.
+    static bool backlog_has(const peer& p, std::uint64_t key) {
+        for (const staged* s = p.bl_head; s != nullptr; s = s->next)
+            if (slot_key(s->to.index, s->to.gen) == key) return true;
+        return false;
+    }
+
+    // A hold or resume of our port `port` to node dest.
+    void queue_port_ctl(int dest, frame_kind kind, const weft_port_id_t& port) {
+        wire_header r;
+        r.kind = std::uint8_t(kind);
+        r.src_node = std::uint32_t(rank_);
+        r.dst_node = port.node;
+        r.dst_index = port.index;
+        r.dst_gen = port.gen;
+        queue_ctl(dest, r);
+    }
+
+    // A frame has left the staging: its credit is freed (unless it was when
+    // the frame entered the backlog); an error goes back.
     void finish(peer& p, int source, staged& s, int rc) {
-        spinlock_ref l(p.lock);
-        l.lock();
-        p.ret_msgs += 1;
-        p.ret_bytes += charge_of(s.len);
-        l.unlock();
+        if (!s.credited) {
+            spinlock_ref l(p.lock);
+            l.lock();
+            p.ret_msgs += 1;
+            p.ret_bytes += charge_of(s.len);
+            l.unlock();
+        }
         if (rc != 0) {
             wire_header r;
             r.kind = std::uint8_t(frame_kind::nack);
@@ -852,8 +925,51 @@ private:
         delete &s;
     }
 
-    // A peer's delivery thread: puts its backlog into the ports, in order,
-    // retrying a full port after a growing sleep (only this thread waits).
+    // One pass of a peer's delivery thread over its backlog, oldest first: each
+    // frame is put unless a frame of its port was found full in this pass (a
+    // port's frames keep their order). True if a frame left the backlog.
+    bool deliver_pass(peer& p, int source) {
+        spinlock_ref l(p.lock);
+        std::vector<std::uint64_t> full;
+        bool did = false;
+        staged* prev = nullptr;  // only this thread unlinks, so prev stays valid across unlocks
+        l.lock();
+        staged* s = p.bl_head;
+        while (s != nullptr && !stopping_) {
+            std::uint64_t key = slot_key(s->to.index, s->to.gen);
+            if (contains(full, key)) {
+                prev = s;
+                s = s->next;
+                continue;
+            }
+            l.unlock();
+            int rc = port_try_put(*j_, s->to, s->h, s->payload, s->len);
+            l.lock();
+            if (rc == EAGAIN) {
+                full.push_back(key);
+                prev = s;
+                s = s->next;
+                continue;
+            }
+            staged* next = s->next;
+            if (prev != nullptr) prev->next = next;
+            else p.bl_head = next;
+            if (p.bl_tail == s) p.bl_tail = prev;
+            bool resume = !backlog_has(p, key);
+            if (resume) p.held_in.erase(std::find(p.held_in.begin(), p.held_in.end(), key));
+            l.unlock();
+            if (resume) queue_port_ctl(source, frame_kind::resume, s->to);
+            finish(p, source, *s, rc);
+            did = true;
+            l.lock();
+            s = next;
+        }
+        l.unlock();
+        return did;
+    }
+
+    // A peer's delivery thread: puts its backlog into the ports, retrying full
+    // ones after a growing sleep (only this thread waits).
     void deliver_loop(peer& p, int source) {
         spinlock_ref l(p.lock);
         std::int64_t retry_ns = 0;
@@ -872,33 +988,18 @@ private:
                 return;
             }
             if (s == nullptr || retry_ns != 0) {
+                // Nothing to put, or every port in the backlog was full: sleep
+                // until a frame comes (or the retry).
                 wait_record rec;
                 wait_list(p.dw_head, p.dw_tail).push_back(&rec, &p, &unlink_delivery);
-                std::int64_t deadline = retry_ns != 0 ? monotonic_ns() + retry_ns : 0;
+                std::int64_t deadline = s != nullptr ? monotonic_ns() + retry_ns : 0;
                 (void)wait(&rec, &p.lock, deadline, "weft-mpi-delivery", &p);
                 if (s == nullptr) continue;
-                l.lock();
-                s = p.bl_head;
-                if (stopping_ || s == nullptr) {
-                    l.unlock();
-                    continue;
-                }
-            }
-            p.delivering = true;
-            l.unlock();
-            int rc = port_try_put(*j_, s->to, s->h, s->payload, s->len);
-            l.lock();
-            p.delivering = false;
-            if (rc == EAGAIN) {
+            } else {
                 l.unlock();
-                retry_ns = retry_ns == 0 ? kRetryFirstNs : std::min(retry_ns * 2, kRetryMaxNs);
-                continue;
             }
-            retry_ns = 0;
-            p.bl_head = s->next;
-            if (p.bl_head == nullptr) p.bl_tail = nullptr;
-            l.unlock();
-            finish(p, source, *s, rc);
+            if (deliver_pass(p, source)) retry_ns = 0;
+            else retry_ns = retry_ns == 0 ? kRetryFirstNs : std::min(retry_ns * 2, kRetryMaxNs);
         }
     }
 

@@ -54,9 +54,9 @@ wire_error decode_frame(const void* bytes, std::size_t n, const wire_context& ct
     if (h.version != kWireVersion)
         return fail(out, wire_error::bad_version, "version %u, this build reads version %u", unsigned(h.version),
                     unsigned(kWireVersion));
-    if (h.kind < std::uint8_t(frame_kind::data) || h.kind > std::uint8_t(frame_kind::bye))
+    if (h.kind < std::uint8_t(frame_kind::data) || h.kind > std::uint8_t(frame_kind::resume))
         return fail(out, wire_error::bad_kind, "kind %u, valid kinds are 1 to %u", unsigned(h.kind),
-                    unsigned(frame_kind::bye));
+                    unsigned(frame_kind::resume));
     if (h.flags != 0 || h.reserved != 0)
         return fail(out, wire_error::bad_flags, "flags 0x%04x, reserved 0x%08" PRIx32 ": both must be 0",
                     unsigned(h.flags), h.reserved);
@@ -99,6 +99,13 @@ wire_error decode_frame(const void* bytes, std::size_t n, const wire_context& ct
                         h.tag, unsigned(h.kind));
         if (kind == frame_kind::nack && h.tag == 0)
             return fail(out, wire_error::bad_fields, "a nack with errno 0");
+        break;
+    case frame_kind::hold:
+    case frame_kind::resume:
+        if (h.dst_node != ctx.from)
+            return fail(out, wire_error::bad_node, "a kind-%u frame from node %" PRIu32 " about a port of node %"
+                        PRIu32 ": only a port's own node holds or resumes it", unsigned(h.kind), ctx.from,
+                        h.dst_node);
         break;
     case frame_kind::credit_request:
     case frame_kind::bye:

@@ -16,7 +16,8 @@
 //     8     4  tag        data: the message's tag; probe_reply, nack: an errno value
 //    12     4  src_node   the sending node (its rank)
 //    16    12  dst        node, index, gen of a port (data: the destination; probe,
-//                         probe_reply, nack: the port asked about)
+//                         probe_reply, nack: the port asked about; hold, resume:
+//                         the sender's port)
 //    28     4  reserved   0
 //    32     8  sent_ns    data: CLOCK_MONOTONIC at the send (the sender's clock)
 //    40     8  len        bytes of payload after the header (data only; else 0)
@@ -47,6 +48,8 @@ enum class frame_kind : std::uint8_t {
     probe_reply = 5,     // tag: 0 or ENOENT; arg1: the port's max_bytes
     nack = 6,            // a data frame for port dst failed there with errno `tag`
     bye = 7,             // the sender finalizes: it sends nothing more to this node
+    hold = 8,            // port dst (of the sender) is full: send it nothing until its resume
+    resume = 9,          // port dst (of the sender) took every frame it held back: send again
 };
 
 struct wire_header {

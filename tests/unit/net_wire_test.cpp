@@ -59,9 +59,10 @@ TEST(NetWire, empty_data_frame_has_no_payload_pointer) {
 
 TEST(NetWire, every_control_kind_decodes) {
     for (frame_kind k : {frame_kind::credit, frame_kind::credit_request, frame_kind::probe, frame_kind::probe_reply,
-                         frame_kind::nack, frame_kind::bye}) {
+                         frame_kind::nack, frame_kind::bye, frame_kind::hold, frame_kind::resume}) {
         wire_header h = data_header(0);
         h.kind = std::uint8_t(k);
+        if (k == frame_kind::hold || k == frame_kind::resume) h.dst_node = 2;  // a port of the sender
         if (k == frame_kind::nack) h.tag = ENOENT;
         if (k == frame_kind::probe_reply) h.tag = 0;
         if (k == frame_kind::credit) h.arg0 = 3, h.arg1 = 300;
@@ -101,6 +102,20 @@ TEST(NetWire, malformed_frames_are_rejected_with_the_reason) {
              h.arg0 = kWireMaxCreditMsgs + 1;
          },
          0, wire_error::bad_fields},
+        {"hold of another node's port",
+         [](wire_header& h) {
+             h.kind = std::uint8_t(frame_kind::hold);
+             h.len = 0;
+             h.dst_node = 1;
+         },
+         0, wire_error::bad_node},
+        {"resume of another node's port",
+         [](wire_header& h) {
+             h.kind = std::uint8_t(frame_kind::resume);
+             h.len = 0;
+             h.dst_node = 3;
+         },
+         0, wire_error::bad_node},
         {"nack without errno",
          [](wire_header& h) {
              h.kind = std::uint8_t(frame_kind::nack);
