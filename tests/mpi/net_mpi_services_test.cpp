@@ -26,43 +26,14 @@
 #include <string>
 #include <vector>
 
+#include "mpi_check.hpp"
 #include "weft/rpc.h"
 #include "weft/rpc.hpp"
 #include "weft/weft.h"
 
 namespace {
 
-int g_rank = 0;
-int g_size = 1;
 
-[[noreturn]] void fail(int line, const char* fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    std::fprintf(stderr, "FAIL rank %d, line %d: ", g_rank, line);
-    std::vfprintf(stderr, fmt, ap);
-    std::fprintf(stderr, "\n");
-    va_end(ap);
-    std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    std::_Exit(1);
-}
-
-#define CHECK(cond, ...)                                          \
-    do {                                                          \
-        if (!(cond)) fail(__LINE__, "(" #cond ") " __VA_ARGS__); \
-    } while (0)
-#define CHECK_RC(expr, want)                                                                                      \
-    do {                                                                                                          \
-        int rc_ = (expr);                                                                                         \
-        if (rc_ != (want)) fail(__LINE__, "%s returned %d (%s), expected %d", #expr, rc_, std::strerror(rc_), (want)); \
-    } while (0)
-
-void sync_ranks() {
-    MPI_Request req;
-    MPI_Ibarrier(MPI_COMM_WORLD, &req);
-    int done = 0;
-    while (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) weft_thread_yield();
-}
 
 std::string name_of(const char* what, int rank) { return std::string(what) + "/" + std::to_string(rank); }
 

@@ -24,49 +24,13 @@
 #include <cstring>
 #include <vector>
 
+#include "mpi_check.hpp"
 #include "weft/rpc.h"
 #include "weft/weft.h"
 
 namespace {
 
-int g_rank = 0;
-int g_size = 1;
 int g_workers = 1;
-
-[[noreturn]] void fail(int line, const char* fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    std::fprintf(stderr, "FAIL rank %d, line %d: ", g_rank, line);
-    std::vfprintf(stderr, fmt, ap);
-    std::fprintf(stderr, "\n");
-    va_end(ap);
-    std::fflush(stderr);
-    int inited = 0, finalized = 0;
-    MPI_Initialized(&inited);
-    MPI_Finalized(&finalized);
-    if (inited && !finalized) MPI_Abort(MPI_COMM_WORLD, 1);
-    std::_Exit(1);
-}
-
-#define CHECK(cond, ...)                                  \
-    do {                                                  \
-        if (!(cond)) fail(__LINE__, "(" #cond ") " __VA_ARGS__); \
-    } while (0)
-#define CHECK_RC(expr, want)                                                                          \
-    do {                                                                                              \
-        int rc_ = (expr);                                                                             \
-        if (rc_ != (want)) fail(__LINE__, "%s returned %d (%s), expected %d", #expr, rc_, std::strerror(rc_), (want)); \
-    } while (0)
-
-// A barrier of the program's own MPI that blocks only this thread: a blocking
-// MPI call would hold this rank's worker, and with it the progress that other
-// ranks' senders wait for (docs/design/mpi.md, "The program's own MPI calls").
-void sync() {
-    MPI_Request req;
-    MPI_Ibarrier(MPI_COMM_WORLD, &req);
-    int done = 0;
-    while (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) weft_thread_yield();
-}
 
 // Every rank's port made by `make`, by rank.
 std::vector<weft_port_id_t> exchange(weft_port_id_t mine) {
@@ -140,7 +104,7 @@ void case_ordering() {
         CHECK(args[std::size_t(t)].rc == 0 && args[std::size_t(t)].sent == kPerThread, "thread %d: rc %d, sent %d", t,
               args[std::size_t(t)].rc, args[std::size_t(t)].sent);
     }
-    sync();
+    sync_ranks();
     CHECK_RC(weft_net_port_destroy(mine), 0);
 }
 
@@ -185,7 +149,7 @@ void case_back_pressure() {
               kSlowMsgs);
         CHECK(got == total, "received %d of %d", got, total);
     }
-    sync();
+    sync_ranks();
     CHECK_RC(weft_net_port_destroy(mine), 0);
 }
 
@@ -232,7 +196,7 @@ void case_full_port_does_not_block_others() {
     }
     CHECK_RC(weft_thread_join(t, nullptr), 0);
     CHECK_RC(fa.rc, 0);
-    sync();
+    sync_ranks();
     CHECK_RC(weft_net_port_destroy(stuck), 0);
     CHECK_RC(weft_net_port_destroy(live), 0);
 }
@@ -247,7 +211,7 @@ void case_timeout_try_any() {
     weft_net_status_t st;
     CHECK_RC(weft_net_recv(a, buf, sizeof buf, &st, 1'000'000), ETIMEDOUT);
     CHECK_RC(weft_net_try_recv(a, buf, sizeof buf, &st), EAGAIN);
-    sync();
+    sync_ranks();
     // Each rank sends to the next rank's port b, then a.
     int to = (g_rank + 1) % g_size;
     int from = (g_rank + g_size - 1) % g_size;
@@ -269,12 +233,12 @@ void case_timeout_try_any() {
     }
     CHECK(seen_a && seen_b, "recv_any got a %d, b %d", seen_a, seen_b);
     // try_recv finds a remote message once it is there: wait for it without a clock.
-    sync();
+    sync_ranks();
     CHECK_RC(weft_net_send(as[std::size_t(to)], 3, "try", 4), 0);
     int rc;
     while ((rc = weft_net_try_recv(a, buf, sizeof buf, &st)) == EAGAIN) weft_thread_yield();
     CHECK(rc == 0 && st.tag == 3 && std::strcmp(buf, "try") == 0, "try_recv: rc %d tag %d", rc, st.tag);
-    sync();
+    sync_ranks();
     CHECK_RC(weft_net_port_destroy(a), 0);
     CHECK_RC(weft_net_port_destroy(b), 0);
 }
@@ -289,13 +253,13 @@ void case_errors() {
     CHECK_RC(weft_net_send(missing, 0, "x", 1), ENOENT);
     char big[2048] = {};
     CHECK_RC(weft_net_send(all[std::size_t(to)], 0, big, sizeof big), EMSGSIZE);
-    sync();
+    sync_ranks();
     CHECK_RC(weft_net_port_destroy(p), 0);
-    sync();
+    sync_ranks();
     // Destroyed before this send: the probe of its generation finds nothing.
     weft_port_id_t gone = all[std::size_t((g_rank + 2) % g_size)];
     if (gone.node != std::uint32_t(g_rank)) CHECK_RC(weft_net_send(gone, 0, "x", 1), ENOENT);
-    sync();
+    sync_ranks();
 }
 
 // --- destroy with remote senders waiting ------------------------------------------------
@@ -315,7 +279,7 @@ void case_destroy_with_remote_senders() {
         CHECK_RC(weft_net_recv(p, &v, sizeof v, &st, WEFT_NET_FOREVER), 0);  // the sender is running
         CHECK_RC(weft_net_port_destroy(p), 0);
     }
-    sync();
+    sync_ranks();
     if (g_rank != 0) CHECK_RC(weft_net_port_destroy(p), 0);
 }
 
@@ -341,7 +305,7 @@ void case_large() {
             }
         CHECK(bad == kBig, "byte %zu of a 1 MiB message differs", bad);
     }
-    sync();
+    sync_ranks();
     CHECK_RC(weft_net_port_destroy(p), 0);
 }
 
@@ -425,7 +389,7 @@ int main(int argc, char** argv) {
     for (auto& c : cases) {
         if (only != nullptr && std::strcmp(only, c.name) != 0) continue;
         c.run();
-        sync();
+        sync_ranks();
         if (g_rank == 0) std::printf("%-32s ok\n", c.name);
         std::fflush(stdout);
     }
