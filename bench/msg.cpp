@@ -224,18 +224,18 @@ double on_node1_round(long iters, F one) {
     return a.ns;
 }
 
-void emit_call_row(context& ctx, table& t, char const* op_name, int workers, std::size_t bytes,
-                   std::vector<double> const& samples, std::string const& policy) {
+void emit_call_row(context& ctx, table& t, char const* op_name, char const* transport, int workers,
+                   std::size_t bytes, std::vector<double> const& samples, std::string const& policy) {
     summary const s = summarize(samples);
     json_object rec = ctx.record();
-    rec.add("op", op_name).add("transport", "inproc").add("workers", workers);
+    rec.add("op", op_name).add("transport", transport).add("workers", workers);
     rec.add("bytes", static_cast<unsigned long long>(bytes)).add("latency_ns", s.median);
     rec.add("latency_ns_spread", s.spread).add("latency_ns_min", s.min).add("latency_ns_max", s.max);
     rec.add("bandwidth_mb_s", s.median > 0 ? double(bytes) / s.median * 1e3 : 0.0);
     rec.add("rounds", static_cast<unsigned long long>(s.n)).add("sched", policy);
     add_provenance(rec);
     ctx.emit(rec);
-    t.add_row({op_name, "inproc", std::to_string(workers), std::to_string(bytes), fmt(s.median, 1), fmt(s.min, 1),
+    t.add_row({op_name, transport, std::to_string(workers), std::to_string(bytes), fmt(s.median, 1), fmt(s.min, 1),
                fmt_pct(s.spread)});
 }
 
@@ -275,11 +275,37 @@ void run_rpc(context& ctx) {
                     if (weft::rpc::call(port, &msg_bench_service::echo, std::int64_t(7)) != 7) std::abort();
                 }));
             }
-            emit_call_row(ctx, t, "rpc", workers, 0, null_ns, policy);
-            emit_call_row(ctx, t, "rpc", workers, 8, echo_ns, policy);
+            emit_call_row(ctx, t, "rpc", "inproc", workers, 0, null_ns, policy);
+            emit_call_row(ctx, t, "rpc", "inproc", workers, 8, echo_ns, policy);
         });
     }
     ctx.print(t, "msg: RPC round trip, caller on node 1, one server thread on node 0 (inproc)");
+}
+
+// A null RPC from rank 0 to a server thread on rank 1 over weft's mpi
+// transport, in an MPI job of its own (pingpong::rpc_child).
+void run_weft_mpi_rpc(context& ctx) {
+    auto const& o = ctx.opts();
+    int const rounds = static_cast<int>(o.integer("rounds"));
+    long const iters = static_cast<long>(o.integer("iters"));
+    ctx.progress("rpc over WEFT_NET=mpi: mpiexec -n 2, %d rounds of %ld calls", rounds, iters);
+    std::string const out =
+        mpi::run(2, {"msg", "--mpi-child", "--child-transport", "mpi-rpc", "--rounds", std::to_string(rounds),
+                     "--iters", std::to_string(iters)},
+                 "the RPC job over mpi");
+    std::vector<double> ns;
+    for (std::string const& line : mpi::lines_tagged(out, "rpc")) {
+        int round = 0;
+        double v = 0;
+        if (std::sscanf(line.c_str(), "%d %lf", &round, &v) != 2) die("rpc child: bad line '%s'", line.c_str());
+        ns.push_back(v);
+    }
+    std::vector<std::string> const sched = mpi::lines_tagged(out, "rpcsched");
+    if (static_cast<int>(ns.size()) != rounds || sched.size() != 1)
+        die("rpc child: %zu of %d rounds reported; its output: %s", ns.size(), rounds, out.c_str());
+    table t({"op", "transport", "workers", "bytes", "median ns", "min ns", "spread"}, "llrrrrr");
+    emit_call_row(ctx, t, "rpc", "mpi", 1, 0, ns, sched.front());
+    ctx.print(t, "msg: RPC round trip over weft's mpi transport, rank 0 calling a server thread on rank 1");
 }
 
 void run_lookup(context& ctx) {
@@ -301,7 +327,7 @@ void run_lookup(context& ctx) {
                 }));
             }
             check(weft_net_port_destroy(p), "weft_net_port_destroy");
-            emit_call_row(ctx, t, "lookup", workers, std::strlen(name), ns, policy);
+            emit_call_row(ctx, t, "lookup", "inproc", workers, std::strlen(name), ns, policy);
         });
     }
     ctx.print(t, "msg: name lookup from node 1 (an RPC to the naming server on node 0, inproc)");
@@ -314,6 +340,7 @@ std::vector<op> const& ops() {
     static std::vector<op> const all = {
         {"port_roundtrip", "inproc", always_built, never_missing, run_port_roundtrip},
         {"rpc", "inproc", always_built, never_missing, run_rpc},
+        {"rpc", "mpi", mpi::built, mpi::not_built_reason, run_weft_mpi_rpc},
         {"lookup", "inproc", always_built, never_missing, run_lookup},
         {"pingpong", "raw_mpi", mpi::built, mpi::not_built_reason, run_raw_mpi_pingpong},
         {"pingpong", "mpi", mpi::built, mpi::not_built_reason, run_weft_mpi_pingpong},
@@ -337,6 +364,8 @@ std::string joined_op_names() {
 
 int run(context& ctx) {
     auto const& o = ctx.opts();
+    if (o.flag("mpi-child") && o.string("child-transport") == "mpi-rpc")
+        return pingpong::rpc_child(static_cast<int>(o.integer("rounds")), o.integer("iters"));
     if (o.flag("mpi-child") && o.string("child-transport") == "mpi")
         return pingpong::weft_child(pingpong::parse_sizes("sizes", o.list("sizes")),
                                     static_cast<int>(o.integer("rounds")), o.integer("iters"));
@@ -389,7 +418,7 @@ registrar const reg{experiment{
                 {.name = "mpi-child", .kind = opt_kind::flag,
                  .help = "internal: a rank of the ping-pong job (msg starts itself this way under mpiexec)"},
                 {.name = "child-transport", .kind = opt_kind::string, .metavar = "T", .default_value = "raw_mpi",
-                 .help = "internal: what the ping-pong child measures", .choices = {"raw_mpi", "mpi"}},
+                 .help = "internal: what the ping-pong child measures", .choices = {"raw_mpi", "mpi", "mpi-rpc"}},
                 opt_rounds(5), opt_sched()},
     .run = run,
     .in_demo = true,

@@ -45,6 +45,11 @@ int child(std::vector<std::size_t> const& sizes, int rounds, long iters);
 // process; returns the points.
 int weft_child(std::vector<std::size_t> const& sizes, int rounds, long iters);
 std::vector<point> weft_inproc(std::vector<std::size_t> const& sizes, int rounds, long iters);
+// A null RPC (weft::rpc::call) from rank 0 to a one-thread server on rank 1
+// over weft's mpi transport, one worker per rank (pingpong_weft.cpp): the
+// child of an MPI job; rank 0 prints "rpc ROUND NS", NS the mean round trip
+// of the round's `iters` calls.
+int rpc_child(int rounds, long iters);
 
 // Least-squares fit of latency = alpha + beta * bytes over the points with
 // bytes <= max_bytes (their median latencies).

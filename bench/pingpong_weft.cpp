@@ -13,6 +13,7 @@
 #include "harness.hpp"
 #include "pingpong.hpp"
 #include "weft/rpc.h"
+#include "weft/rpc.hpp"
 #include "weft/weft.h"
 
 namespace weft::bench::pingpong {
@@ -103,7 +104,49 @@ void* echo_main(void* a) {
     return nullptr;
 }
 
+// The RPC round trip's service: a call that does nothing, so the row is what
+// the RPC layer and the transport cost.
+struct null_service {
+    void null() {}
+};
+
 }  // namespace
+}  // namespace weft::bench::pingpong
+
+template <>
+struct weft::rpc::interface<weft::bench::pingpong::null_service>
+    : weft::rpc::functions<&weft::bench::pingpong::null_service::null> {};
+
+namespace weft::bench::pingpong {
+
+int rpc_child(int rounds, long iters) {
+    start("mpi", 0);
+    int const rank = weft_net_self_node();
+    if (weft_net_num_nodes() != 2) die("weft-bench msg --mpi-child --child-transport mpi-rpc: %d nodes, not 2",
+                                       weft_net_num_nodes());
+    if (rank == 1) {
+        // The server: one thread on node 1, found by name; it serves until
+        // both nodes have passed the barrier that ends the caller's rounds.
+        null_service svc;
+        weft::rpc::server<null_service> srv(svc, 1);
+        check(weft_net_name_register("rpcbench/server", srv.port()), "weft_net_name_register");
+        check(weft_net_barrier(), "weft_net_barrier");
+    } else {
+        weft_port_id_t port{};
+        check(weft_net_name_lookup("rpcbench/server", &port, WEFT_NET_FOREVER), "weft_net_name_lookup");
+        std::printf("rpcsched %s\n", weft_sched_name());
+        for (long i = 0; i < iters / 10 + 1; ++i) weft::rpc::call(port, &null_service::null);  // warm-up
+        for (int round = 0; round < rounds; ++round) {
+            std::uint64_t const t0 = now_ns();
+            for (long i = 0; i < iters; ++i) weft::rpc::call(port, &null_service::null);
+            std::printf("rpc %d %.6g\n", round, double(now_ns() - t0) / double(iters));
+        }
+        std::fflush(stdout);
+        check(weft_net_barrier(), "weft_net_barrier");
+    }
+    stop();
+    return 0;
+}
 
 int weft_child(std::vector<std::size_t> const& sizes, int rounds, long iters) {
     start("mpi", 0);
