@@ -167,25 +167,35 @@ double port_roundtrip_round(long iters) {
     return ns;
 }
 
-void run_port_roundtrip(context& ctx) {
-    auto const& o = ctx.opts();
-    int const rounds = static_cast<int>(o.integer("rounds"));
-    long const iters = static_cast<long>(o.integer("iters"));
-    std::string const sched = o.string("sched");
+// Runs body(policy name) on a fresh runtime of `workers` workers (--sched,
+// adaptation off) with an inproc job of `nodes` nodes, then ends both.
+template <class Body>
+void with_inproc_job(context& ctx, int workers, int nodes, Body body) {
+    std::string const sched = ctx.opts().string("sched");
     weft_config_t cfg{};
-    cfg.workers = 1;
+    cfg.workers = workers;
     cfg.sched = sched.empty() ? nullptr : sched.c_str();
     cfg.adapt = "off";
     check(weft_init(&cfg), "weft_init");
     weft_net_config_t ncfg{};
-    ncfg.nodes = 1;
+    ncfg.nodes = nodes;
     ncfg.transport = "inproc";
     check(weft_net_init(&ncfg), "weft_net_init");
-    std::string const policy = weft_sched_name();
-    std::vector<double> samples;
-    for (int r = 0; r < rounds; ++r) samples.push_back(port_roundtrip_round(iters));
+    body(std::string(weft_sched_name()));
     check(weft_net_finalize(), "weft_net_finalize");
     check(weft_finalize(), "weft_finalize");
+}
+
+void run_port_roundtrip(context& ctx) {
+    auto const& o = ctx.opts();
+    int const rounds = static_cast<int>(o.integer("rounds"));
+    long const iters = static_cast<long>(o.integer("iters"));
+    std::string policy;
+    std::vector<double> samples;
+    with_inproc_job(ctx, 1, 1, [&](std::string const& p) {
+        policy = p;
+        for (int r = 0; r < rounds; ++r) samples.push_back(port_roundtrip_round(iters));
+    });
     summary const s = summarize(samples);
     json_object rec = ctx.record();
     rec.add("op", "port_roundtrip").add("transport", "inproc").add("workers", 1).add("bytes", 8ULL);
@@ -241,22 +251,6 @@ void emit_call_row(context& ctx, table& t, char const* op_name, char const* tran
 
 // rpc and lookup share the set-up: a runtime of `workers` workers, a job of
 // two in-process nodes, a server of one thread on node 0 (main's node).
-template <class Body>
-void with_two_nodes(context& ctx, int workers, Body body) {
-    std::string const sched = ctx.opts().string("sched");
-    weft_config_t cfg{};
-    cfg.workers = workers;
-    cfg.sched = sched.empty() ? nullptr : sched.c_str();
-    cfg.adapt = "off";
-    check(weft_init(&cfg), "weft_init");
-    weft_net_config_t ncfg{};
-    ncfg.nodes = 2;
-    ncfg.transport = "inproc";
-    check(weft_net_init(&ncfg), "weft_net_init");
-    body(std::string(weft_sched_name()));
-    check(weft_net_finalize(), "weft_net_finalize");
-    check(weft_finalize(), "weft_finalize");
-}
 
 void run_rpc(context& ctx) {
     auto const& o = ctx.opts();
@@ -264,7 +258,7 @@ void run_rpc(context& ctx) {
     long const iters = static_cast<long>(o.integer("iters"));
     table t({"op", "transport", "workers", "bytes", "median ns", "min ns", "spread"}, "llrrrrr");
     for (int workers : {1, 2}) {
-        with_two_nodes(ctx, workers, [&](std::string const& policy) {
+        with_inproc_job(ctx, workers, 2, [&](std::string const& policy) {
             msg_bench_service svc;
             weft::rpc::server<msg_bench_service> srv(svc, 1);
             weft_port_id_t const port = srv.port();
@@ -315,7 +309,7 @@ void run_lookup(context& ctx) {
     char const* name = "LocalSum1";
     table t({"op", "transport", "workers", "bytes", "median ns", "min ns", "spread"}, "llrrrrr");
     for (int workers : {1, 2}) {
-        with_two_nodes(ctx, workers, [&](std::string const& policy) {
+        with_inproc_job(ctx, workers, 2, [&](std::string const& policy) {
             weft_port_id_t p{};
             check(weft_net_port_create(&p, 1, 64), "weft_net_port_create");
             check(weft_net_name_register(name, p), "weft_net_name_register");
