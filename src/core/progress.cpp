@@ -4,6 +4,10 @@
 
 #include <sched.h>
 
+#include <time.h>
+
+#include "core/dispatch.hpp"
+#include "core/runtime.hpp"
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
 
@@ -17,13 +21,19 @@ namespace {
 atomic<void*> g_ctx{nullptr};
 atomic<int> g_inside{0};
 atomic<std::int64_t> g_last_ns{0};
-atomic<std::int64_t> g_active_ns{0};  // when the hook last did something
+atomic<std::int64_t> g_active_ns{0};  // when the hook last did something (coarse clock)
 spinlock g_set_lock;
 // Picks since this worker last read the clock for the hook.
 thread_local std::uint32_t t_picks = 0;
+
+std::int64_t coarse_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
 }  // namespace
 
-bool poll_now(std::int64_t now) {
+bool poll_now(std::int64_t now, bool waiting) {
     // seq_cst, with clear_progress_hook's store and load: store-buffering, so
     // either clear sees this worker inside, or this worker sees the hook gone.
     // (It also pairs with set_progress_hook's release, so ctx is the hook's.)
@@ -31,11 +41,11 @@ bool poll_now(std::int64_t now) {
     progress_fn fn = g_fn.load(memory_order_seq_cst);
     bool did = false;
     if (fn != nullptr) {
-        did = fn(g_ctx.load(memory_order_relaxed));  // relaxed: published before fn (release/acquire on g_fn)
-        // The clock only when needed: an idle worker polls in a tight loop.
-        if (did && now == 0) now = monotonic_ns();
-        if (now != 0) g_last_ns.store(now, memory_order_relaxed);      // relaxed: a rate limit only
-        if (did) g_active_ns.store(now, memory_order_relaxed);         // relaxed: a heuristic only
+        did = fn(g_ctx.load(memory_order_relaxed), waiting);  // relaxed: published before fn (release/acquire on g_fn)
+        // The precise clock only when the caller read it: an idle worker polls
+        // in a tight loop.
+        if (now != 0) g_last_ns.store(now, memory_order_relaxed);       // relaxed: a rate limit only
+        if (did) g_active_ns.store(coarse_ns(), memory_order_relaxed);  // relaxed: a heuristic only
     }
     g_inside.fetch_sub(1, memory_order_release);
     return did;
@@ -54,8 +64,27 @@ void poll_if_due() {
 using namespace progress_detail;
 
 bool progress_recently_active() {
-    return progress_hook_set() &&
-           monotonic_ns() - g_active_ns.load(memory_order_relaxed) < tun::progress_active_ns;
+    return progress_hook_set() && coarse_ns() - g_active_ns.load(memory_order_relaxed) < tun::progress_active_ns;
+}
+
+bool poll_before_wait(bool (*arrived)(void*), void* ctx) {
+    if (!progress_hook_set()) return false;
+    worker* w = current_worker();
+    if (w == nullptr) return false;
+    std::int64_t deadline = 0;
+    for (std::uint32_t looks = 1;; ++looks) {
+        if (worker_may_have_work(w)) return false;
+        // After a poll that brought something, and every 8 looks (another
+        // worker's poll may bring it).
+        if ((poll_now(0, true) || looks % 8 == 0) && arrived(ctx)) return true;
+        // The clock every 64 looks (a look is ~0.1-0.3 us).
+        if (looks % 64 == 0) {
+            std::int64_t now = monotonic_ns();
+            if (deadline == 0) deadline = now + tun::progress_wait_spin_ns;
+            else if (now >= deadline) return false;
+        }
+        cpu_relax();
+    }
 }
 
 bool set_progress_hook(progress_fn fn, void* ctx) {

@@ -141,6 +141,11 @@ ult* pick(worker* w, bool fire_timers = true);
 void notify_work();
 void wake_worker(worker* target);
 void worker_idle_loop(worker* w);
+// Whether w may have something to run besides its current ult: a ready ult
+// (its own or one to steal), its inbox, a due timer, or a drop to obey (a hint:
+// true may find nothing). For a ult that would rather poll than block while
+// its worker has nothing else to do (progress.hpp, poll_before_wait).
+bool worker_may_have_work(worker* w);
 
 // Ult lifetime (src/core/thread.cpp).
 void finish(worker* w, ult* u);

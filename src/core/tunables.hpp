@@ -327,6 +327,12 @@ inline constexpr std::int64_t progress_active_ns = 10'000'000;
 // others. Must be >= 1. Guess: a look is ~0.3-1 us, so ~50-100 us of polling
 // between yields, the scale of the idle spin stage.
 inline constexpr std::uint32_t progress_yield_every = 128;
+// A ult about to wait for what the hook brings polls it itself for at most
+// about this long, ns, while its worker has nothing else to run
+// (progress.hpp, poll_before_wait). Guess: a few remote round trips over a
+// network (a few us each); beyond, the wait and the idle loop's polling cost
+// two switches and a wake-up, small against it.
+inline constexpr std::int64_t progress_wait_spin_ns = 20'000;
 static_assert(progress_yield_every >= 1, "yield at least every look");
 static_assert(progress_pick_period >= 1 && progress_busy_ns > 0 && progress_park_ns > 0,
               "the progress hook's rate limits are positive");

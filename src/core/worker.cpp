@@ -226,6 +226,8 @@ ult* nap(runtime* rt, worker* w, std::int64_t ns) {
 
 }  // namespace
 
+bool worker_may_have_work(worker* w) { return w->dropped.load(memory_order_relaxed) || may_have_work(g_rt, w); }
+
 void wake_worker(worker* target) {
     runtime* rt = g_rt;
     {

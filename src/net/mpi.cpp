@@ -1,9 +1,15 @@
 // The mpi transport: one node per MPI rank (WEFT_NET=mpi under mpiexec).
 //
 // Glossary:
-//   frame      one MPI message on the transport's own communicator: a 64-byte
-//              header and a payload (wire.hpp), decoded by decode_frame before
-//              anything acts on it.
+//   frame      one MPI message of the frame tag on the transport's own
+//              communicator: a 64-byte header and a payload (wire.hpp), at most
+//              kFrameMax bytes, decoded by decode_frame before anything acts on
+//              it. A longer message's frame is its header alone (kFlagBulk); its
+//              payload is the sender's next message of the bulk tag.
+//   ring       kRingSlots receives of a frame, posted in advance (MPI_Irecv from
+//              any rank): frames match them in posting order, and the step
+//              tests the oldest, so frames are taken in the order MPI matched
+//              them (a sender's in the order it sent them).
 //   progress   the step that completes this rank's MPI requests: posted sends
 //              finish, frames from other ranks are received, decoded and put
 //              into their ports. The scheduler runs it (core/progress.hpp):
@@ -32,14 +38,21 @@
 //   2. credit: the thread waits on its peer's credit list (asking the peer
 //      once for what it has freed) until a frame of its length fits the window
 //      and the port is not held;
-//   3. the frame: up to kCopyMax bytes it is copied and posted (MPI_Isend) and
-//      the send returns, as a send into a local port returns once buffered;
-//      above, header and the caller's buffer go as one MPI message of a derived
-//      datatype (no copy), and the thread waits for that send to complete.
+//   3. the frame: up to kInlineMax payload bytes, header and payload are copied
+//      into one frame and posted (MPI_Isend), and the send returns, as a send
+//      into a local port returns once buffered; a longer message posts its
+//      header frame and then its payload as a bulk message (both under
+//      mpi_lock_, so a peer's bulks come in the order of their headers): up to
+//      kCopyMax bytes from a copy, and the send returns; above, from the
+//      caller's buffer (no copy), and the thread waits for that send.
 // A data frame at the destination (progress):
-//   4. decoded; if its peer's backlog has no frame for the port, port_try_put
-//      (its credit is returned after the put); a full port (EAGAIN) puts the
-//      frame in the backlog, returns its credit and holds the port (a hold frame
+//   4. taken from the ring, decoded; a bulk frame posts the receive of its
+//      payload (MPI_Irecv from its sender, bulk tag), and its peer's later
+//      frames wait behind it until the payload is in (a peer's frames are
+//      acted on in the order it sent them). Then, if its peer's backlog has
+//      no frame for the port, port_try_put
+//      (its credit is returned after the put); a full port (EAGAIN) puts a
+//      copy of the frame in the backlog, returns its credit and holds the port (a hold frame
 //      to the peer, posted before that credit). The peer's delivery thread
 //      drains the backlog, retrying full ports with a growing sleep (a port has
 //      no room notification for a transport); when the last backlogged frame of
@@ -91,20 +104,29 @@ namespace {
 // window goes alone, when the whole window is free.
 constexpr std::uint64_t kWindowMsgs = 64;
 constexpr std::uint64_t kWindowBytes = std::uint64_t(4) << 20;
-// Up to this many payload bytes a frame is a copy and the send returns at once;
-// above, the caller's buffer is sent from and the caller waits for the send.
-// Guess: where a copy starts to cost more than the wait (a 64 KiB memcpy ~5 us).
+// Up to this many payload bytes a message is a copy and the send returns at
+// once; above, the caller's buffer is sent from and the caller waits for the
+// send. Guess: where a copy starts to cost more than the wait (a 64 KiB memcpy
+// ~5 us).
 constexpr std::size_t kCopyMax = 64 * 1024;
-// Frames received per progress step at most (the worker has its own threads).
-constexpr int kProbeBatch = 16;
-// A frame up to this long is received at once (MPI_Mrecv of an eager message
-// is a local copy); longer ones with MPI_Imrecv, completed by later steps.
-constexpr int kMrecvMax = 4096;
+// The longest frame, header included, and so the most payload a message
+// carries in its frame; a longer one's payload goes as a bulk message. Open
+// MPI's shared-memory eager limit (btl_vader_eager_limit, 4 KiB).
+constexpr std::size_t kFrameMax = 4096;
+constexpr std::size_t kInlineMax = kFrameMax - kWireHeaderBytes;
+// Receives of a frame posted in advance. A frame that comes while all are
+// full waits in MPI's unexpected queue until one is posted again. Guess:
+// several steps' worth of frames.
+constexpr int kRingSlots = 32;
+// Frames taken per progress step at most (the worker has its own threads).
+constexpr int kRecvBatch = 16;
 // The delivery thread's retry of a full port: first and longest sleep, ns.
 constexpr std::int64_t kRetryFirstNs = 20'000;
 constexpr std::int64_t kRetryMaxNs = 1'000'000;
-// The one MPI tag of every frame, on the transport's own communicator.
+// The MPI tags on the transport's own communicator: frames, and the payloads
+// of long messages (bulk), which only a receive posted for its sender takes.
 constexpr int kTagFrame = 1;
+constexpr int kTagBulk = 2;
 
 std::uint64_t charge_of(std::uint64_t len) { return std::min(len, kWindowBytes); }
 
@@ -150,15 +172,24 @@ struct completion {
     }
 };
 
-// A frame of a peer's backlog: the received bytes, decoded.
+// A message of a peer's backlog: its port, header and a copy of its payload.
 struct staged {
     staged* next = nullptr;
-    unsigned char* buf = nullptr;  // malloc'd frame; the payload points into it
-    const unsigned char* payload = nullptr;
+    unsigned char* buf = nullptr;  // malloc'd payload (null when len is 0)
     std::size_t len = 0;
     weft_port_id_t to{};
     msg_header h;
     bool credited = false;  // its credit went back when it entered the backlog
+};
+
+// A peer's frame that waits for a bulk payload still being received (its
+// own, or an earlier frame's): a peer's frames are acted on in sent order.
+struct incoming {
+    incoming* next = nullptr;
+    decoded_frame f;                     // its payload points into bytes or body
+    unsigned char* bytes = nullptr;      // malloc'd copy of a frame with its payload inline
+    unsigned char* body = nullptr;       // malloc'd bulk payload
+    MPI_Request bulk = MPI_REQUEST_NULL; // the bulk's receive, until it completes
 };
 
 struct alignas(64) peer {
@@ -182,6 +213,8 @@ struct alignas(64) peer {
     void* dw_head = nullptr;    // its delivery thread, while it waits (a wait_list)
     void* dw_tail = nullptr;
     weft_thread_t deliverer = nullptr;
+    incoming* in_head = nullptr;  // progress only: its frames behind a bulk being received
+    incoming* in_tail = nullptr;
 };
 
 void unlink_credit(wait_record* rec) {
@@ -200,14 +233,6 @@ struct pending_send {
     completion* waiter = nullptr;
 };
 
-// A frame being received by MPI_Imrecv.
-struct pending_recv {
-    MPI_Request req = MPI_REQUEST_NULL;
-    unsigned char* buf = nullptr;
-    int count = 0;
-    int source = 0;
-};
-
 // A control frame waiting for the progress step to post it.
 struct ctl_frame {
     int dest = 0;
@@ -223,6 +248,7 @@ struct port_entry {
 class mpi_transport final : public transport {
 public:
     ~mpi_transport() override {
+        cancel_ring();
         if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
         if (we_init_) MPI_Finalize();
     }
@@ -281,6 +307,7 @@ public:
 
     int start(job& j) override {
         j_ = &j;
+        if (int rc = post_ring(); rc != 0) return rc;
         for (int r = 0; r < size_; ++r) {
             if (r == rank_) continue;
             weft_attr_t attr;
@@ -361,6 +388,7 @@ public:
         }
         clear_progress_hook();
         stop_deliverers();
+        cancel_ring();  // every peer said bye: no frame is left to come
     }
 
     int send(const weft_port_id_t& to, msg_header h, const void* buf, std::size_t len) override {
@@ -409,7 +437,7 @@ public:
         wh.dst_gen = to.gen;
         wh.sent_ns = monotonic_ns();
         wh.len = len;
-        if (len <= kCopyMax) {
+        if (len <= kInlineMax) {
             auto* fb = static_cast<unsigned char*>(std::malloc(kWireHeaderBytes + len));
             if (fb == nullptr) {
                 give_back_credit(p, charge);
@@ -418,26 +446,33 @@ public:
             encode_header(wh, fb);
             if (len != 0) std::memcpy(fb + kWireHeaderBytes, buf, len);
             mpi_guard g(*this);
-            return post_locked(int(to.node), fb, int(kWireHeaderBytes + len), MPI_BYTE, fb, nullptr);
+            return post_locked(int(to.node), kTagFrame, fb, kWireHeaderBytes + len, fb, nullptr);
         }
-        // Header and payload as one message, sent from where they are.
-        unsigned char hb[kWireHeaderBytes];
-        encode_header(wh, hb);
+        // A long message: its header frame, then its payload as a bulk message.
+        wh.flags = kFlagBulk;
+        bool copy = len <= kCopyMax;
+        auto* fb = static_cast<unsigned char*>(std::malloc(kWireHeaderBytes));
+        auto* body = copy ? static_cast<unsigned char*>(std::malloc(len)) : nullptr;
+        if (fb == nullptr || (copy && body == nullptr)) {
+            std::free(fb);
+            std::free(body);
+            give_back_credit(p, charge);
+            return ENOMEM;
+        }
+        encode_header(wh, fb);
+        if (copy) std::memcpy(body, buf, len);
         completion c;
-        MPI_Aint disp[2];
-        MPI_Get_address(hb, &disp[0]);
-        MPI_Get_address(const_cast<void*>(buf), &disp[1]);
-        int lens[2] = {int(kWireHeaderBytes), int(len)};
-        MPI_Datatype type;
         int rc = 0;
         {
-            mpi_guard g(*this);
-            MPI_Type_create_hindexed(2, lens, disp, MPI_BYTE, &type);
-            MPI_Type_commit(&type);
-            rc = post_locked(int(to.node), MPI_BOTTOM, 1, type, nullptr, &c);
-            MPI_Type_free(&type);  // the posted send keeps what it needs
+            // The peer posts its bulk receives in the order of the headers:
+            // no other sender's pair comes between these two (mpi_lock_, in
+            // either thread mode).
+            lock_guard<spinlock> pair(mpi_lock_);
+            rc = post_locked(int(to.node), kTagFrame, fb, kWireHeaderBytes, fb, nullptr);
+            if (rc == 0) rc = post_locked(int(to.node), kTagBulk, copy ? body : buf, len, body, copy ? nullptr : &c);
+            else std::free(body);
         }
-        if (rc != 0) return rc;
+        if (rc != 0 || copy) return rc;
         c.await("weft_net_send", &p);
         return c.result;
     }
@@ -459,10 +494,10 @@ private:
         mpi_transport& t_;
     };
 
-    static bool progress_entry(void* self) {
+    static bool progress_entry(void* self, bool waiting) {
         auto* t = static_cast<mpi_transport*>(self);
         if (!t->progress_lock_.try_lock()) return false;
-        bool did = t->step();
+        bool did = t->step(waiting);
         t->progress_lock_.unlock();
         return did;
     }
@@ -553,11 +588,11 @@ private:
         }
     }
 
-    // Posts an MPI_Isend (the MPI guard held): buf/count/type as MPI_Isend's;
-    // owned is freed and waiter completed when it is done.
-    int post_locked(int dest, const void* buf, int count, MPI_Datatype type, void* owned, completion* waiter) {
+    // Posts an MPI_Isend of n bytes (the MPI guard held); owned is freed and
+    // waiter completed when it is done.
+    int post_locked(int dest, int tag, const void* buf, std::size_t n, void* owned, completion* waiter) {
         MPI_Request req;
-        int rc = MPI_Isend(buf, count, type, dest, kTagFrame, comm_, &req);
+        int rc = MPI_Isend(buf, int(n), MPI_BYTE, dest, tag, comm_, &req);
         if (rc != MPI_SUCCESS) {
             report_mpi_error("MPI_Isend", dest, rc);
             std::free(owned);
@@ -578,7 +613,7 @@ private:
             return;
         }
         encode_header(h, fb);
-        (void)post_locked(dest, fb, int(kWireHeaderBytes), MPI_BYTE, fb, nullptr);
+        (void)post_locked(dest, kTagFrame, fb, kWireHeaderBytes, fb, nullptr);
     }
 
     // A control frame from a thread: the next progress step posts it.
@@ -598,11 +633,14 @@ private:
     // --- The progress step (progress_lock_ held) ------------------------------------
 
     // True if it did something: a send completed, a frame came in or went out.
-    bool step() {
+    // `waiting` (a ult polls for its message, core/progress.hpp): one frame,
+    // and the step ends as soon as one is taken.
+    bool step(bool waiting = false) {
         mpi_guard g(*this);
-        bool did = complete_sends();
-        did |= receive();
-        did |= complete_receives();
+        bool did = receive(waiting ? 1 : kRecvBatch);
+        did |= complete_bulks();
+        if (did && waiting) return true;
+        did |= complete_sends();
         did |= flush_control();
         return did;
     }
@@ -617,13 +655,13 @@ private:
         std::size_t n = send_reqs_.size();
         done_idx_.resize(n);
         int outcount = 0;
-        std::vector<MPI_Request> reqs(send_reqs_.begin(), send_reqs_.begin() + long(n));
+        tested_.assign(send_reqs_.begin(), send_reqs_.begin() + long(n));
         pend_lock_.unlock();
-        int rc = MPI_Testsome(int(n), reqs.data(), &outcount, done_idx_.data(), MPI_STATUSES_IGNORE);
+        int rc = MPI_Testsome(int(n), tested_.data(), &outcount, done_idx_.data(), MPI_STATUSES_IGNORE);
         if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) report_mpi_error("MPI_Testsome (sends)", -1, rc);
         if (outcount <= 0 || outcount == MPI_UNDEFINED) return false;
         pend_lock_.lock();
-        for (std::size_t i = 0; i < n; ++i) send_reqs_[i] = reqs[i];
+        for (std::size_t i = 0; i < n; ++i) send_reqs_[i] = tested_[i];
         std::vector<completion*> woken;
         std::size_t keep = 0;
         for (std::size_t i = 0; i < send_reqs_.size(); ++i) {
@@ -643,59 +681,150 @@ private:
         return true;
     }
 
-    bool receive() {
-        for (int k = 0; k < kProbeBatch; ++k) {
-            int flag = 0;
-            MPI_Message msg;
-            MPI_Status st;
-            if (MPI_Improbe(MPI_ANY_SOURCE, kTagFrame, comm_, &flag, &msg, &st) != MPI_SUCCESS || !flag) return k != 0;
-            int count = 0;
-            MPI_Get_count(&st, MPI_BYTE, &count);
-            if (count < 0 || std::uint64_t(count) > kWireHeaderBytes + kWireMaxPayload) {
-                // Longer than any frame: take its first bytes only (MPI reports
-                // the truncation, which MPI_ERRORS_RETURN returns), drop it.
-                unsigned char head[kWireHeaderBytes];
-                MPI_Mrecv(head, int(sizeof head), MPI_BYTE, &msg, MPI_STATUS_IGNORE);
-                std::fprintf(stderr, "weft: mpi transport: node %d sent a malformed frame of %d bytes (oversized "
-                                     "frame: at most %llu); dropped\n",
-                             st.MPI_SOURCE, count,
-                             static_cast<unsigned long long>(kWireHeaderBytes + kWireMaxPayload));
-                continue;
-            }
-            auto* buf = static_cast<unsigned char*>(std::malloc(std::size_t(count) + 1));
-            if (buf == nullptr) {
-                std::fprintf(stderr, "weft: mpi transport: out of memory for a %d-byte frame from node %d\n",
-                             count, st.MPI_SOURCE);
-                std::abort();  // the matched message must be received; nothing else can take it
-            }
-            if (count <= kMrecvMax) {
-                MPI_Mrecv(buf, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
-                handle(buf, std::size_t(count), st.MPI_SOURCE);
-            } else {
-                pending_recv r;
-                r.buf = buf;
-                r.count = count;
-                r.source = st.MPI_SOURCE;
-                MPI_Imrecv(buf, count, MPI_BYTE, &msg, &r.req);
-                recvs_.push_back(r);
-            }
+    // Posts the ring (at start, before the progress hook is set).
+    int post_ring() {
+        mpi_guard g(*this);
+        ring_bufs_.assign(kRingSlots, nullptr);
+        ring_reqs_.assign(kRingSlots, MPI_REQUEST_NULL);
+        for (std::size_t i = 0; i < ring_bufs_.size(); ++i) {
+            ring_bufs_[i] = static_cast<unsigned char*>(std::malloc(kFrameMax));
+            if (ring_bufs_[i] == nullptr) return ENOMEM;
+            if (int rc = repost(i); rc != 0) return rc;
         }
-        return true;
+        return 0;
     }
 
-    bool complete_receives() {
-        bool did = false;
-        for (std::size_t i = 0; i < recvs_.size();) {
-            int flag = 0;
-            MPI_Test(&recvs_[i].req, &flag, MPI_STATUS_IGNORE);
-            if (!flag) {
-                ++i;
-                continue;
+    int repost(std::size_t i) {
+        int rc = MPI_Irecv(ring_bufs_[i], int(kFrameMax), MPI_BYTE, MPI_ANY_SOURCE, kTagFrame, comm_, &ring_reqs_[i]);
+        if (rc == MPI_SUCCESS) return 0;
+        report_mpi_error("MPI_Irecv (a frame)", -1, rc);
+        return EIO;
+    }
+
+    void cancel_ring() {
+        for (std::size_t i = 0; i < ring_bufs_.size(); ++i) {
+            if (ring_reqs_[i] != MPI_REQUEST_NULL) {
+                MPI_Cancel(&ring_reqs_[i]);
+                MPI_Wait(&ring_reqs_[i], MPI_STATUS_IGNORE);
             }
-            pending_recv r = recvs_[i];
-            recvs_.erase(recvs_.begin() + long(i));
-            handle(r.buf, std::size_t(r.count), r.source);
+            std::free(ring_bufs_[i]);
+        }
+        ring_bufs_.clear();
+        ring_reqs_.clear();
+    }
+
+    // Takes up to `batch` frames from the ring, oldest first, testing the
+    // oldest receive (MPI_Test: an MPI progress call when it is not in).
+    bool receive(int batch) {
+        bool did = false;
+        for (int k = 0; k < batch; ++k) {
+            MPI_Request& req = ring_reqs_[ring_head_];
+            int flag = 0;
+            MPI_Status st;
+            int rc = MPI_Test(&req, &flag, &st);
+            if (rc != MPI_SUCCESS && req != MPI_REQUEST_NULL) {
+                report_mpi_error("MPI_Test (a frame)", -1, rc);
+                return did;
+            }
+            if (rc == MPI_SUCCESS && !flag) return did;
+            if (rc != MPI_SUCCESS) {
+                // Completed with an error: a message longer than any frame
+                // (MPI_ERR_TRUNCATE), received into the slot's bytes only.
+                char text[MPI_MAX_ERROR_STRING];
+                int n = 0;
+                MPI_Error_string(rc, text, &n);
+                std::fprintf(stderr, "weft: mpi transport: node %d sent a malformed frame (oversized frame: at "
+                                     "most %zu bytes; %s); dropped\n",
+                             st.MPI_SOURCE, kFrameMax, text);
+            } else {
+                int count = 0;
+                MPI_Get_count(&st, MPI_BYTE, &count);
+                accept(ring_bufs_[ring_head_], std::size_t(count), st.MPI_SOURCE);
+            }
             did = true;
+            if (repost(ring_head_) != 0) return did;
+            ring_head_ = (ring_head_ + 1) % ring_bufs_.size();
+        }
+        return did;
+    }
+
+    // A frame from the ring (its bytes are the slot's until it is posted
+    // again): decoded, then acted on now, or after its peer's earlier bulk.
+    void accept(const unsigned char* bytes, std::size_t n, int source) {
+        decoded_frame f;
+        wire_context ctx{std::uint32_t(size_), std::uint32_t(rank_), std::uint32_t(source)};
+        if (wire_error e = decode_frame(bytes, n, ctx, &f); e != wire_error::none) {
+            std::fprintf(stderr, "weft: mpi transport: node %d sent a malformed frame of %zu bytes (%s: %s); "
+                                 "dropped\n",
+                         source, n, wire_error_name(e), f.why);
+            return;
+        }
+        peer& p = peers_[source];
+        if (!f.bulk && p.in_head == nullptr) {
+            handle(p, source, f);
+            return;
+        }
+        auto* in = new (std::nothrow) incoming;
+        std::size_t bytes_needed = f.bulk ? f.payload_len : n;
+        auto* copy = static_cast<unsigned char*>(std::malloc(bytes_needed));
+        if (in == nullptr || copy == nullptr) {
+            // A bulk must be received (the peer's next ones would take its
+            // place), and a frame behind one must wait: nothing else can.
+            std::fprintf(stderr, "weft: mpi transport: out of memory for a %zu-byte message from node %d\n",
+                         bytes_needed, source);
+            std::abort();
+        }
+        if (f.bulk) {
+            in->body = copy;
+            f.payload = copy;
+            int rc = MPI_Irecv(copy, int(f.payload_len), MPI_BYTE, source, kTagBulk, comm_, &in->bulk);
+            if (rc != MPI_SUCCESS) {
+                report_mpi_error("MPI_Irecv (a bulk payload)", source, rc);
+                in->bulk = MPI_REQUEST_NULL;
+                f.payload_len = 0;  // delivered empty rather than never: the peer's frames after it go on
+                f.payload = nullptr;
+            }
+        } else {
+            std::memcpy(copy, bytes, n);
+            in->bytes = copy;
+            if (f.payload != nullptr) f.payload = copy + kWireHeaderBytes;
+        }
+        in->f = f;
+        if (p.in_tail != nullptr) p.in_tail->next = in;
+        else p.in_head = in;
+        p.in_tail = in;
+        ++incoming_;
+    }
+
+    // Acts on the frames that waited for a bulk, each peer's in order, up to
+    // the first whose bulk is still on its way.
+    bool complete_bulks() {
+        if (incoming_ == 0) return false;
+        bool did = false;
+        for (int r = 0; r < size_; ++r) {
+            peer& p = peers_[r];
+            while (incoming* in = p.in_head) {
+                if (in->bulk != MPI_REQUEST_NULL) {
+                    int flag = 0;
+                    int rc = MPI_Test(&in->bulk, &flag, MPI_STATUS_IGNORE);
+                    if (rc != MPI_SUCCESS) {
+                        report_mpi_error("MPI_Test (a bulk payload)", r, rc);
+                        if (in->bulk != MPI_REQUEST_NULL) break;
+                        in->f.payload_len = 0;
+                        in->f.payload = nullptr;
+                    } else if (!flag) {
+                        break;
+                    }
+                }
+                p.in_head = in->next;
+                if (p.in_head == nullptr) p.in_tail = nullptr;
+                --incoming_;
+                handle(p, r, in->f);
+                std::free(in->bytes);
+                std::free(in->body);
+                delete in;
+                did = true;
+            }
         }
         return did;
     }
@@ -738,24 +867,14 @@ private:
         return did;
     }
 
-    // A received frame: decoded, then acted on. Takes buf.
-    void handle(unsigned char* buf, std::size_t n, int source) {
-        decoded_frame f;
-        wire_context ctx{std::uint32_t(size_), std::uint32_t(rank_), std::uint32_t(source)};
-        if (wire_error e = decode_frame(buf, n, ctx, &f); e != wire_error::none) {
-            std::fprintf(stderr, "weft: mpi transport: node %d sent a malformed frame of %zu bytes (%s: %s); "
-                                 "dropped\n",
-                         source, n, wire_error_name(e), f.why);
-            std::free(buf);
-            return;
-        }
-        peer& p = peers_[source];
+    // A decoded frame of peer p (rank source), acted on.
+    void handle(peer& p, int source, const decoded_frame& f) {
         const wire_header& h = f.h;
         weft_port_id_t port{h.dst_node, h.dst_index, h.dst_gen, 0};
         switch (frame_kind(h.kind)) {
         case frame_kind::data:
-            deliver(p, source, f, buf);
-            return;
+            deliver(p, source, f);
+            break;
         case frame_kind::credit: {
             spinlock_ref l(p.lock);
             l.lock();
@@ -835,37 +954,43 @@ private:
             break;
         }
         }
-        std::free(buf);
     }
 
-    // Step 4 of the file comment: the frame goes into its port now, or to the
-    // back of its peer's backlog (its port held, its credit returned).
-    void deliver(peer& p, int source, const decoded_frame& f, unsigned char* buf) {
-        auto* s = new (std::nothrow) staged;
-        if (s == nullptr) {
-            std::fprintf(stderr, "weft: mpi transport: out of memory for a frame from node %d; dropped\n", source);
-            std::free(buf);
-            return;
-        }
-        s->buf = buf;
-        s->payload = f.payload;
-        s->len = f.payload_len;
-        s->to = weft_port_id_t{f.h.dst_node, f.h.dst_index, f.h.dst_gen, 0};
-        s->h.tag = f.h.tag;
-        s->h.source = f.h.src_node;
-        s->h.sent_ns = f.h.sent_ns;
-        std::uint64_t key = slot_key(s->to.index, s->to.gen);
+    // Step 4 of the file comment: the message goes into its port now, or a
+    // copy to the back of its peer's backlog (its port held, its credit
+    // returned).
+    void deliver(peer& p, int source, const decoded_frame& f) {
+        weft_port_id_t to{f.h.dst_node, f.h.dst_index, f.h.dst_gen, 0};
+        msg_header mh;
+        mh.tag = f.h.tag;
+        mh.source = f.h.src_node;
+        mh.sent_ns = f.h.sent_ns;
+        std::uint64_t key = slot_key(to.index, to.gen);
         spinlock_ref l(p.lock);
         l.lock();
         bool queued = backlog_has(p, key);  // its frames before it go first
         l.unlock();
         if (!queued) {
-            int rc = port_try_put(*j_, s->to, s->h, s->payload, s->len);
+            int rc = port_try_put(*j_, to, mh, f.payload, f.payload_len);
             if (rc != EAGAIN) {
-                finish(p, source, *s, rc);
+                finish(p, source, to, f.payload_len, false, rc);
                 return;
             }
         }
+        auto* s = new (std::nothrow) staged;
+        unsigned char* copy = f.payload_len != 0 ? static_cast<unsigned char*>(std::malloc(f.payload_len)) : nullptr;
+        if (s == nullptr || (f.payload_len != 0 && copy == nullptr)) {
+            std::fprintf(stderr, "weft: mpi transport: out of memory for a %zu-byte message from node %d; dropped\n",
+                         f.payload_len, source);
+            delete s;
+            finish(p, source, to, f.payload_len, false, 0);
+            return;
+        }
+        if (copy != nullptr) std::memcpy(copy, f.payload, f.payload_len);
+        s->buf = copy;
+        s->len = f.payload_len;
+        s->to = to;
+        s->h = mh;
         l.lock();
         if (p.bl_tail != nullptr) p.bl_tail->next = s;
         else p.bl_head = s;
@@ -901,14 +1026,15 @@ private:
         queue_ctl(dest, r);
     }
 
-    // A frame has left the staging: its credit is freed (unless it was when
-    // the frame entered the backlog); an error goes back.
-    void finish(peer& p, int source, staged& s, int rc) {
-        if (!s.credited) {
+    // A message of len bytes for port `to` has left the staging: its credit
+    // is freed (unless it was when the message entered the backlog); an
+    // error goes back.
+    void finish(peer& p, int source, const weft_port_id_t& to, std::size_t len, bool credited, int rc) {
+        if (!credited) {
             spinlock_ref l(p.lock);
             l.lock();
             p.ret_msgs += 1;
-            p.ret_bytes += charge_of(s.len);
+            p.ret_bytes += charge_of(len);
             l.unlock();
         }
         if (rc != 0) {
@@ -916,13 +1042,11 @@ private:
             r.kind = std::uint8_t(frame_kind::nack);
             r.tag = rc;
             r.src_node = std::uint32_t(rank_);
-            r.dst_node = s.to.node;
-            r.dst_index = s.to.index;
-            r.dst_gen = s.to.gen;
+            r.dst_node = to.node;
+            r.dst_index = to.index;
+            r.dst_gen = to.gen;
             queue_ctl(source, r);
         }
-        std::free(s.buf);
-        delete &s;
     }
 
     // One pass of a peer's delivery thread over its backlog, oldest first: each
@@ -943,7 +1067,7 @@ private:
                 continue;
             }
             l.unlock();
-            int rc = port_try_put(*j_, s->to, s->h, s->payload, s->len);
+            int rc = port_try_put(*j_, s->to, s->h, s->buf, s->len);
             l.lock();
             if (rc == EAGAIN) {
                 full.push_back(key);
@@ -959,7 +1083,9 @@ private:
             if (resume) p.held_in.erase(std::find(p.held_in.begin(), p.held_in.end(), key));
             l.unlock();
             if (resume) queue_port_ctl(source, frame_kind::resume, s->to);
-            finish(p, source, *s, rc);
+            finish(p, source, s->to, s->len, s->credited, rc);
+            std::free(s->buf);
+            delete s;
             did = true;
             l.lock();
             s = next;
@@ -1033,7 +1159,7 @@ private:
         pend_lock_.lock();
         bool sends = !send_reqs_.empty();
         pend_lock_.unlock();
-        return !sends && recvs_.empty();
+        return !sends && incoming_ == 0;
     }
 
     // --- State ---------------------------------------------------------------------
@@ -1047,13 +1173,19 @@ private:
     std::unique_ptr<peer[]> peers_;
 
     spinlock progress_lock_;  // one progress step at a time
-    spinlock mpi_lock_;       // funneled mode: every MPI call
+    // funneled mode: every MPI call; either mode: a long message's header and
+    // bulk, posted together
+    spinlock mpi_lock_;
 
     spinlock pend_lock_;  // posted sends
     std::vector<MPI_Request> send_reqs_;
     std::vector<pending_send> sends_;
-    std::vector<int> done_idx_;        // progress only
-    std::vector<pending_recv> recvs_;  // progress only
+    std::vector<int> done_idx_;          // progress only
+    std::vector<MPI_Request> tested_;    // progress only: the requests being tested
+    std::vector<unsigned char*> ring_bufs_;  // progress only: the ring's kFrameMax-byte buffers
+    std::vector<MPI_Request> ring_reqs_;     // progress only: their receives
+    std::size_t ring_head_ = 0;          // the oldest receive of the ring
+    std::size_t incoming_ = 0;           // frames waiting in the peers' in lists
 
     spinlock ctl_lock_;  // control frames for the next step
     std::vector<ctl_frame> ctl_;

@@ -26,7 +26,9 @@
 #include <cstring>
 #include <new>
 
+#include "core/progress.hpp"
 #include "core/runtime.hpp"
+#include "core/tunables.hpp"
 #include "core/wait.hpp"
 #include "sync/wait_list.hpp"
 
@@ -191,9 +193,42 @@ void unlink_all(rx_link* links, std::size_t n) {
     }
 }
 
+// poll_before_wait's test for the ports a receiver waits on: a message (or
+// the port's close) in any of them.
+struct stir_watch {
+    port* const* ps;
+    std::size_t n;
+};
+
+bool stirred(void* ctx) {
+    auto* sw = static_cast<stir_watch*>(ctx);
+    bool any = false;
+    for (std::size_t i = 0; i < sw->n && !any; ++i) {
+        spinlock_ref lk(sw->ps[i]->lock);
+        lk.lock();
+        any = sw->ps[i]->head != nullptr || sw->ps[i]->closed;
+        lk.unlock();
+    }
+    return any;
+}
+
+// Before a receiver waits with a transport's progress hook set: a message from
+// another node may be a poll away, so poll for it from this thread while its
+// worker has nothing else to run (core/progress.hpp, poll_before_wait).
+// Once per receive, and only when a deadline leaves room for the poll.
+bool poll_first(port* const* ps, std::size_t n, std::int64_t deadline, std::int64_t now, bool* polled) {
+    if (*polled || !progress_hook_set()) return false;
+    *polled = true;
+    if (deadline != 0 && deadline - now < tun::progress_wait_spin_ns) return false;
+    stir_watch sw{ps, n};
+    (void)poll_before_wait(&stirred, &sw);
+    return true;
+}
+
 int recv_one(port* p, const weft_port_id_t& id, void* buf, std::size_t cap, weft_net_status_t* st,
              std::int64_t timeout_ns, std::int64_t deadline, bool try_only) {
     bool destroyed_while_waiting = false;
+    bool polled = false;
     for (;;) {
         std::int64_t now = 0;
         std::int64_t next_ready = INT64_MAX;
@@ -222,6 +257,11 @@ int recv_one(port* p, const weft_port_id_t& id, void* buf, std::size_t cap, weft
                 return ETIMEDOUT;
             }
         }
+        if (!polled && progress_hook_set()) {
+            lk.unlock();
+            if (poll_first(&p, 1, deadline, now, &polled)) continue;
+            lk.lock();
+        }
         std::int64_t wake_at = deadline == 0 ? next_ready : (next_ready < deadline ? next_ready : deadline);
         rx_waiter w;
         w.buf = buf;
@@ -247,6 +287,7 @@ int recv_one(port* p, const weft_port_id_t& id, void* buf, std::size_t cap, weft
 int recv_any(port* const* ps, const weft_port_id_t* ids, std::size_t n, void* buf, std::size_t cap,
              weft_net_status_t* st, std::int64_t timeout_ns, std::int64_t deadline, bool try_only) {
     bool destroyed_while_waiting = false;
+    bool polled = false;
     for (;;) {
         std::int64_t now = 0;
         std::int64_t next_ready = INT64_MAX;
@@ -273,6 +314,7 @@ int recv_any(port* const* ps, const weft_port_id_t* ids, std::size_t n, void* bu
             if (now == 0) now = monotonic_ns();
             if (now >= deadline) return ETIMEDOUT;
         }
+        if (poll_first(ps, n, deadline, now, &polled)) continue;
         // 2. Announce on every port, looking once more at each under its lock:
         //    a message that came after step 1 ends the announcement.
         rx_waiter w;

@@ -57,14 +57,21 @@ wire_error decode_frame(const void* bytes, std::size_t n, const wire_context& ct
     if (h.kind < std::uint8_t(frame_kind::data) || h.kind > std::uint8_t(frame_kind::resume))
         return fail(out, wire_error::bad_kind, "kind %u, valid kinds are 1 to %u", unsigned(h.kind),
                     unsigned(frame_kind::resume));
-    if (h.flags != 0 || h.reserved != 0)
-        return fail(out, wire_error::bad_flags, "flags 0x%04x, reserved 0x%08" PRIx32 ": both must be 0",
-                    unsigned(h.flags), h.reserved);
+    if ((h.flags & ~kFlagBulk) != 0 || h.reserved != 0)
+        return fail(out, wire_error::bad_flags, "flags 0x%04x, reserved 0x%08" PRIx32 ": the only flag is 0x%04x "
+                    "(bulk) and reserved must be 0", unsigned(h.flags), h.reserved, unsigned(kFlagBulk));
+    bool bulk = (h.flags & kFlagBulk) != 0;
+    if (bulk && h.kind != std::uint8_t(frame_kind::data))
+        return fail(out, wire_error::bad_flags, "the bulk flag on a kind-%u frame: only data frames have a bulk "
+                    "payload", unsigned(h.kind));
     if (h.len > kWireMaxPayload)
         return fail(out, wire_error::oversized, "len %" PRIu64 " is above the limit of %" PRIu64 " bytes", h.len,
                     kWireMaxPayload);
     std::size_t follows = n - kWireHeaderBytes;
-    if (h.len != follows)
+    if (bulk && (follows != 0 || h.len == 0))
+        return fail(out, wire_error::length_mismatch, "a bulk frame of len %" PRIu64 " with %zu bytes after its "
+                    "header: it has none, and a len above 0", h.len, follows);
+    if (!bulk && h.len != follows)
         return fail(out, wire_error::length_mismatch, "len %" PRIu64 " but %zu bytes follow the header", h.len,
                     follows);
     if (h.src_node >= ctx.nodes || h.src_node != ctx.from)
@@ -111,8 +118,9 @@ wire_error decode_frame(const void* bytes, std::size_t n, const wire_context& ct
     case frame_kind::bye:
         break;
     }
-    out->payload = h.len != 0 ? static_cast<const unsigned char*>(bytes) + kWireHeaderBytes : nullptr;
+    out->payload = h.len != 0 && !bulk ? static_cast<const unsigned char*>(bytes) + kWireHeaderBytes : nullptr;
     out->payload_len = std::size_t(h.len);
+    out->bulk = bulk;
     return wire_error::none;
 }
 

@@ -1,5 +1,7 @@
 // weft::detail::net — the wire format of the mpi transport: one frame per MPI
-// message, a fixed 64-byte header followed by the payload, and its decoder.
+// message, a fixed 64-byte header followed by the payload (or, for a long
+// message, by nothing: its payload is the sender's next bulk message), and its
+// decoder.
 //
 // decode_frame is a pure function (bytes in; a decoded frame, or an error that
 // names what was wrong), so that a fuzz target drives it directly: nothing
@@ -12,7 +14,7 @@
 //     0     4  magic      kWireMagic
 //     4     1  version    kWireVersion
 //     5     1  kind       frame_kind
-//     6     2  flags      0 (no flag is defined)
+//     6     2  flags      kFlagBulk or 0
 //     8     4  tag        data: the message's tag; probe_reply, nack: an errno value
 //    12     4  src_node   the sending node (its rank)
 //    16    12  dst        node, index, gen of a port (data: the destination; probe,
@@ -20,7 +22,8 @@
 //                         the sender's port)
 //    28     4  reserved   0
 //    32     8  sent_ns    data: CLOCK_MONOTONIC at the send (the sender's clock)
-//    40     8  len        bytes of payload after the header (data only; else 0)
+//    40     8  len        bytes of payload (data only; else 0): after the header,
+//                         or in the bulk message that follows (kFlagBulk)
 //    48     8  arg0       credit: messages returned; probe, probe_reply: the request id
 //    56     8  arg1       credit: bytes returned; probe_reply: the port's max_bytes
 #pragma once
@@ -31,7 +34,7 @@
 namespace weft::detail::net {
 
 inline constexpr std::uint32_t kWireMagic = 0x54464557;  // "WEFT" read as a little-endian word
-inline constexpr std::uint8_t kWireVersion = 1;
+inline constexpr std::uint8_t kWireVersion = 2;
 inline constexpr std::size_t kWireHeaderBytes = 64;
 // The largest payload a frame may carry: 1 GiB. Guess: far above any port's
 // useful max_bytes; a length above it is a garbled frame, not a message.
@@ -39,6 +42,9 @@ inline constexpr std::uint64_t kWireMaxPayload = std::uint64_t(1) << 30;
 // The most messages one credit frame may return (a peer's whole window is far
 // smaller; mpi.cpp checks it against its own window).
 inline constexpr std::uint64_t kWireMaxCreditMsgs = std::uint64_t(1) << 20;
+// A data frame of only its header: its len payload bytes are the sender's next
+// message on the transport's bulk tag (mpi.cpp), which carries nothing else.
+inline constexpr std::uint16_t kFlagBulk = 1;
 
 enum class frame_kind : std::uint8_t {
     data = 1,            // a message for port dst
@@ -76,7 +82,7 @@ enum class wire_error {
     bad_magic,        // not a weft frame
     bad_version,      // a frame of another version of this format
     bad_kind,         // kind is none of frame_kind
-    bad_flags,        // a flag or the reserved word is set
+    bad_flags,        // an unknown flag or the reserved word is set, or kFlagBulk on a control frame
     length_mismatch,  // len disagrees with the bytes that follow the header
     oversized,        // len above kWireMaxPayload
     bad_node,         // src_node or dst_node outside the job, or src_node not the sender
@@ -92,8 +98,9 @@ struct wire_context {
 
 struct decoded_frame {
     wire_header h;
-    const unsigned char* payload = nullptr;  // inside the decoded bytes; null when len is 0
-    std::size_t payload_len = 0;
+    const unsigned char* payload = nullptr;  // inside the decoded bytes; null when len is 0 or bulk
+    std::size_t payload_len = 0;             // h.len (a bulk frame's too: the length of the bulk to receive)
+    bool bulk = false;                       // kFlagBulk: the payload comes as the next bulk message
     char why[160] = {};                      // on an error: what was wrong, with the values
 };
 

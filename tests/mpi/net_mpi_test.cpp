@@ -309,6 +309,81 @@ void case_large() {
     CHECK_RC(weft_net_port_destroy(p), 0);
 }
 
+// --- messages of every size class, in order, from several threads ---------------------
+// Sizes on both sides of a frame's inline payload (4,032 bytes) and of the
+// copy limit (64 KiB), each long one followed by a short one: a long
+// message's header and bulk travel as two MPI messages, and the short
+// message that its sender posts right after it must not overtake it.
+constexpr std::size_t kMixedSizes[] = {8, 4033, 16, 65536, 0, 4032, 70000, 5000, 100, 300000, 65537, 8};
+constexpr int kMixedThreads = 3;
+constexpr int kMixedPerThread = 36;  // every size three times
+constexpr std::size_t kMixedMax = 300000;
+
+unsigned char mixed_byte(int rank, int thread, int seq, std::size_t i) {
+    return static_cast<unsigned char>((std::size_t(rank) * 7 + std::size_t(thread) * 13 + std::size_t(seq) * 31 + i) &
+                                      0xff);
+}
+
+struct mixed_arg {
+    weft_port_id_t to;
+    int thread;
+    int rc = 0;
+};
+
+void* mixed_sender(void* a) {
+    auto* m = static_cast<mixed_arg*>(a);
+    std::vector<unsigned char> buf(kMixedMax);
+    for (int seq = 0; seq < kMixedPerThread && m->rc == 0; ++seq) {
+        std::size_t len = kMixedSizes[std::size_t(seq) % (sizeof kMixedSizes / sizeof kMixedSizes[0])];
+        for (std::size_t i = 0; i < len; ++i) buf[i] = mixed_byte(g_rank, m->thread, seq, i);
+        // The tag says who sent it and its place: thread * 1000 + seq.
+        m->rc = weft_net_send(m->to, m->thread * 1000 + seq, buf.data(), len);
+    }
+    return nullptr;
+}
+
+void case_mixed_sizes() {
+    weft_port_id_t mine = make_port(8, 2 * kMixedMax);
+    auto all = exchange(mine);
+    weft_port_id_t to = all[std::size_t((g_rank + 1) % g_size)];
+    std::vector<mixed_arg> args(kMixedThreads);
+    std::vector<weft_thread_t> ts(kMixedThreads);
+    for (int t = 0; t < kMixedThreads; ++t) {
+        args[std::size_t(t)].to = to;
+        args[std::size_t(t)].thread = t;
+        CHECK_RC(weft_thread_create(&ts[std::size_t(t)], nullptr, &mixed_sender, &args[std::size_t(t)]), 0);
+    }
+    int from = (g_rank + g_size - 1) % g_size;
+    std::vector<int> next(kMixedThreads, 0);
+    std::vector<unsigned char> in(kMixedMax + 1);
+    for (int i = 0; i < kMixedThreads * kMixedPerThread; ++i) {
+        weft_net_status_t st;
+        CHECK_RC(weft_net_recv(mine, in.data(), in.size(), &st, WEFT_NET_FOREVER), 0);
+        int thread = st.tag / 1000, seq = st.tag % 1000;
+        CHECK(st.source == std::uint32_t(from) && thread >= 0 && thread < kMixedThreads, "tag %d from node %u",
+              st.tag, st.source);
+        if (thread < 0 || thread >= kMixedThreads) continue;
+        CHECK(seq == next[std::size_t(thread)], "thread %d: message %d came where %d was due", thread, seq,
+              next[std::size_t(thread)]);
+        next[std::size_t(thread)] = seq + 1;
+        std::size_t want = kMixedSizes[std::size_t(seq) % (sizeof kMixedSizes / sizeof kMixedSizes[0])];
+        CHECK(st.len == want, "thread %d message %d: %zu bytes, sent %zu", thread, seq, st.len, want);
+        std::size_t bad = st.len;
+        for (std::size_t b = 0; b < st.len && b < want; ++b)
+            if (in[b] != mixed_byte(from, thread, seq, b)) {
+                bad = b;
+                break;
+            }
+        CHECK(bad == st.len, "thread %d message %d (%zu bytes): byte %zu differs", thread, seq, st.len, bad);
+    }
+    for (int t = 0; t < kMixedThreads; ++t) {
+        CHECK_RC(weft_thread_join(ts[std::size_t(t)], nullptr), 0);
+        CHECK(args[std::size_t(t)].rc == 0, "sender %d: rc %d", t, args[std::size_t(t)].rc);
+    }
+    sync_ranks();
+    CHECK_RC(weft_net_port_destroy(mine), 0);
+}
+
 // --- weft initialises MPI: a ring over ports found by name -------------------------------
 int ring_with_weft_init() {
     weft_net_config_t cfg{};
@@ -384,7 +459,8 @@ int main(int argc, char** argv) {
                  {"timeout_try_any", case_timeout_try_any},
                  {"errors", case_errors},
                  {"destroy_with_remote_senders", case_destroy_with_remote_senders},
-                 {"large", case_large}};
+                 {"large", case_large},
+                 {"mixed_sizes", case_mixed_sizes}};
     const char* only = std::getenv("NET_MPI_TEST_CASE");  // one case by name, when debugging
     for (auto& c : cases) {
         if (only != nullptr && std::strcmp(only, c.name) != 0) continue;

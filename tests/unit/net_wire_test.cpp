@@ -57,6 +57,17 @@ TEST(NetWire, empty_data_frame_has_no_payload_pointer) {
     EXPECT_EQ(f.payload_len, 0u);
 }
 
+TEST(NetWire, bulk_data_frame_is_its_header_alone) {
+    wire_header h = data_header(100000);
+    h.flags = kFlagBulk;
+    auto b = frame(h, 0);
+    decoded_frame f;
+    ASSERT_EQ(decode(b, &f), wire_error::none) << f.why;
+    EXPECT_TRUE(f.bulk);
+    EXPECT_EQ(f.payload, nullptr);
+    EXPECT_EQ(f.payload_len, 100000u);
+}
+
 TEST(NetWire, every_control_kind_decodes) {
     for (frame_kind k : {frame_kind::credit, frame_kind::credit_request, frame_kind::probe, frame_kind::probe_reply,
                          frame_kind::nack, frame_kind::bye, frame_kind::hold, frame_kind::resume}) {
@@ -84,7 +95,22 @@ TEST(NetWire, malformed_frames_are_rejected_with_the_reason) {
         {"version", [](wire_header& h) { h.version = 9; }, 0, wire_error::bad_version},
         {"kind 0", [](wire_header& h) { h.kind = 0; }, 0, wire_error::bad_kind},
         {"kind 200", [](wire_header& h) { h.kind = 200; }, 0, wire_error::bad_kind},
-        {"flags", [](wire_header& h) { h.flags = 1; }, 0, wire_error::bad_flags},
+        {"unknown flag", [](wire_header& h) { h.flags = 2; }, 0, wire_error::bad_flags},
+        {"bulk with bytes after the header", [](wire_header& h) { h.flags = kFlagBulk; }, 0,
+         wire_error::length_mismatch},
+        {"bulk of no bytes",
+         [](wire_header& h) {
+             h.flags = kFlagBulk;
+             h.len = 0;
+         },
+         0, wire_error::length_mismatch},
+        {"bulk on a credit",
+         [](wire_header& h) {
+             h.kind = std::uint8_t(frame_kind::credit);
+             h.flags = kFlagBulk;
+             h.len = 0;
+         },
+         0, wire_error::bad_flags},
         {"reserved", [](wire_header& h) { h.reserved = 1; }, 0, wire_error::bad_flags},
         {"truncated payload", [](wire_header&) {}, -5, wire_error::length_mismatch},
         {"trailing bytes", [](wire_header&) {}, 7, wire_error::length_mismatch},
@@ -158,7 +184,7 @@ TEST(NetWire, random_bytes_never_decode_as_garbage) {
         b[4] = kWireVersion;
         decoded_frame f;
         if (decode(b, &f) != wire_error::none) continue;
-        EXPECT_EQ(f.payload_len + kWireHeaderBytes, b.size());
+        EXPECT_EQ(f.bulk ? kWireHeaderBytes : f.payload_len + kWireHeaderBytes, b.size());
         EXPECT_LT(f.h.src_node, kCtx.nodes);
         EXPECT_LT(f.h.dst_node, kCtx.nodes);
     }
