@@ -195,7 +195,10 @@ void run_raw_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long>
     // Five sizes are enough for a straight line, and keep the demo short.
     std::vector<std::size_t> const sizes = {8, 512, 4096, 16384, 65536};
     pingpong::fit const f = pingpong::fit_alpha_beta(pingpong::measure("msg", sizes, rounds, 2000), 65536);
-    model_inputs const in{f.alpha_ns * 1e-9, f.beta_ns_per_byte * 1e-9, static_cast<int>(allowed_cpus().size())};
+    // A disturbed run can fit an intercept below 0: the model takes 0 then
+    // (the rows keep the fit), as the weft rows' do.
+    model_inputs const in{std::max(0.0, f.alpha_ns * 1e-9), std::max(0.0, f.beta_ns_per_byte * 1e-9),
+                          static_cast<int>(allowed_cpus().size())};
     std::map<long, double> t_point;
     for (long s : sides) t_point[s] = serial_point_time(s, work, max_sweeps, rounds);
 

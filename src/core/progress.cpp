@@ -73,7 +73,7 @@ bool poll_before_wait(bool (*arrived)(void*), void* ctx) {
     if (w == nullptr) return false;
     std::int64_t deadline = 0;
     for (std::uint32_t looks = 1;; ++looks) {
-        if (worker_may_have_work(w)) return false;
+        if (looks % 4 == 1 && worker_may_have_work(w)) return false;  // every 4 looks: a scan of the deques
         // After a poll that brought something, and every 8 looks (another
         // worker's poll may bring it).
         if ((poll_now(0, true) || looks % 8 == 0) && arrived(ctx)) return true;

@@ -18,16 +18,16 @@
 //   window     what this rank may have in flight to one peer: kWindowMsgs
 //              frames and kWindowBytes payload bytes, the peer's staging
 //              memory for this rank. A sender holds credit for each data frame;
-//              the peer returns it once the frame has left its staging.
+//              the peer returns it once it has taken the frame from MPI.
 //   backlog    a peer's frames that found their port full, in arrival order,
 //              each waiting for room; its delivery thread puts them, each
 //              port's in order, a full port never delaying another port's.
 //   hold       a port with frames of a peer in the backlog: that peer sends it
 //              nothing more until its resume (the backlog has taken them all).
-//              A backlogged frame's credit is returned at once, so a port whose
-//              receiver does not receive never takes the window that every
-//              other port of its node (an RPC reply port, the naming service's)
-//              needs.
+//              A backlogged frame's credit is returned as any other's, so a
+//              port whose receiver does not receive never takes the window
+//              that every other port of its node (an RPC reply port, the
+//              naming service's) needs.
 //   port cache this rank's knowledge of remote ports: alive (with max_bytes)
 //              or the error a probe or a nack reported.
 //
@@ -49,11 +49,11 @@
 //   4. taken from the ring, decoded; a bulk frame posts the receive of its
 //      payload (MPI_Irecv from its sender, bulk tag), and its peer's later
 //      frames wait behind it until the payload is in (a peer's frames are
-//      acted on in the order it sent them). Then, if its peer's backlog has
-//      no frame for the port, port_try_put
-//      (its credit is returned after the put); a full port (EAGAIN) puts a
-//      copy of the frame in the backlog, returns its credit and holds the port (a hold frame
-//      to the peer, posted before that credit). The peer's delivery thread
+//      acted on in the order it sent them). Its credit is owed back from here
+//      on. If its peer's backlog has no frame for the port, port_try_put; a
+//      full port (EAGAIN) puts a copy of the message in the backlog and holds
+//      the port (a hold frame to the peer, posted before the credit owed
+//      back: the hold reaches the peer first). The peer's delivery thread
 //      drains the backlog, retrying full ports with a growing sleep (a port has
 //      no room notification for a transport); when the last backlogged frame of
 //      a port is put, the port is resumed (a resume frame);
@@ -120,6 +120,10 @@ constexpr std::size_t kInlineMax = kFrameMax - kWireHeaderBytes;
 constexpr int kRingSlots = 32;
 // Frames taken per progress step at most (the worker has its own threads).
 constexpr int kRecvBatch = 16;
+// A polling ult's steps complete sends and post control frames every this
+// many (step()). Guess: a few hundred ns apart, against credit that a peer
+// waits for for a round trip anyway.
+constexpr unsigned kWaitingSideEvery = 8;
 // The delivery thread's retry of a full port: first and longest sleep, ns.
 constexpr std::int64_t kRetryFirstNs = 20'000;
 constexpr std::int64_t kRetryMaxNs = 1'000'000;
@@ -179,7 +183,6 @@ struct staged {
     std::size_t len = 0;
     weft_port_id_t to{};
     msg_header h;
-    bool credited = false;  // its credit went back when it entered the backlog
 };
 
 // A peer's frame that waits for a bulk payload still being received (its
@@ -589,7 +592,9 @@ private:
     }
 
     // Posts an MPI_Isend of n bytes (the MPI guard held); owned is freed and
-    // waiter completed when it is done.
+    // waiter completed when it is done: at once if MPI sent it inline (Open
+    // MPI's eager sends over shared memory copy the message out in MPI_Isend
+    // and return a request that is complete), else by a progress step.
     int post_locked(int dest, int tag, const void* buf, std::size_t n, void* owned, completion* waiter) {
         MPI_Request req;
         int rc = MPI_Isend(buf, int(n), MPI_BYTE, dest, tag, comm_, &req);
@@ -597,6 +602,12 @@ private:
             report_mpi_error("MPI_Isend", dest, rc);
             std::free(owned);
             return EIO;
+        }
+        int done = 0;
+        if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done) {
+            std::free(owned);
+            if (waiter != nullptr) waiter->complete(0, 0);
+            return 0;
         }
         pend_lock_.lock();
         send_reqs_.push_back(req);
@@ -634,12 +645,13 @@ private:
 
     // True if it did something: a send completed, a frame came in or went out.
     // `waiting` (a ult polls for its message, core/progress.hpp): one frame,
-    // and the step ends as soon as one is taken.
+    // and the step ends after it; the sends and control frames only every
+    // kWaitingSideEvery-th such step (a ult polls in a tight loop).
     bool step(bool waiting = false) {
         mpi_guard g(*this);
         bool did = receive(waiting ? 1 : kRecvBatch);
         did |= complete_bulks();
-        if (did && waiting) return true;
+        if (waiting && (did || ++waiting_steps_ % kWaitingSideEvery != 0)) return did;
         did |= complete_sends();
         did |= flush_control();
         return did;
@@ -957,8 +969,8 @@ private:
     }
 
     // Step 4 of the file comment: the message goes into its port now, or a
-    // copy to the back of its peer's backlog (its port held, its credit
-    // returned).
+    // copy to the back of its peer's backlog (its port held). Either way its
+    // credit is owed back from here on.
     void deliver(peer& p, int source, const decoded_frame& f) {
         weft_port_id_t to{f.h.dst_node, f.h.dst_index, f.h.dst_gen, 0};
         msg_header mh;
@@ -969,11 +981,13 @@ private:
         spinlock_ref l(p.lock);
         l.lock();
         bool queued = backlog_has(p, key);  // its frames before it go first
+        p.ret_msgs += 1;
+        p.ret_bytes += charge_of(f.payload_len);
         l.unlock();
         if (!queued) {
             int rc = port_try_put(*j_, to, mh, f.payload, f.payload_len);
             if (rc != EAGAIN) {
-                finish(p, source, to, f.payload_len, false, rc);
+                if (rc != 0) nack(source, to, rc);
                 return;
             }
         }
@@ -983,7 +997,6 @@ private:
             std::fprintf(stderr, "weft: mpi transport: out of memory for a %zu-byte message from node %d; dropped\n",
                          f.payload_len, source);
             delete s;
-            finish(p, source, to, f.payload_len, false, 0);
             return;
         }
         if (copy != nullptr) std::memcpy(copy, f.payload, f.payload_len);
@@ -995,9 +1008,6 @@ private:
         if (p.bl_tail != nullptr) p.bl_tail->next = s;
         else p.bl_head = s;
         p.bl_tail = s;
-        s->credited = true;
-        p.ret_msgs += 1;
-        p.ret_bytes += charge_of(s->len);
         bool hold = !contains(p.held_in, key);
         if (hold) p.held_in.push_back(key);
         wait_record* w = wait_list(p.dw_head, p.dw_tail).pop_front();
@@ -1026,27 +1036,17 @@ private:
         queue_ctl(dest, r);
     }
 
-    // A message of len bytes for port `to` has left the staging: its credit
-    // is freed (unless it was when the message entered the backlog); an
-    // error goes back.
-    void finish(peer& p, int source, const weft_port_id_t& to, std::size_t len, bool credited, int rc) {
-        if (!credited) {
-            spinlock_ref l(p.lock);
-            l.lock();
-            p.ret_msgs += 1;
-            p.ret_bytes += charge_of(len);
-            l.unlock();
-        }
-        if (rc != 0) {
-            wire_header r;
-            r.kind = std::uint8_t(frame_kind::nack);
-            r.tag = rc;
-            r.src_node = std::uint32_t(rank_);
-            r.dst_node = to.node;
-            r.dst_index = to.index;
-            r.dst_gen = to.gen;
-            queue_ctl(source, r);
-        }
+    // A message for port `to` from node dest failed there with rc: step 5 of
+    // the file comment.
+    void nack(int dest, const weft_port_id_t& to, int rc) {
+        wire_header r;
+        r.kind = std::uint8_t(frame_kind::nack);
+        r.tag = rc;
+        r.src_node = std::uint32_t(rank_);
+        r.dst_node = to.node;
+        r.dst_index = to.index;
+        r.dst_gen = to.gen;
+        queue_ctl(dest, r);
     }
 
     // One pass of a peer's delivery thread over its backlog, oldest first: each
@@ -1083,7 +1083,7 @@ private:
             if (resume) p.held_in.erase(std::find(p.held_in.begin(), p.held_in.end(), key));
             l.unlock();
             if (resume) queue_port_ctl(source, frame_kind::resume, s->to);
-            finish(p, source, s->to, s->len, s->credited, rc);
+            if (rc != 0) nack(source, s->to, rc);
             std::free(s->buf);
             delete s;
             did = true;
@@ -1186,6 +1186,7 @@ private:
     std::vector<MPI_Request> ring_reqs_;     // progress only: their receives
     std::size_t ring_head_ = 0;          // the oldest receive of the ring
     std::size_t incoming_ = 0;           // frames waiting in the peers' in lists
+    unsigned waiting_steps_ = 0;         // progress only: steps of a polling ult
 
     spinlock ctl_lock_;  // control frames for the next step
     std::vector<ctl_frame> ctl_;

@@ -43,6 +43,11 @@ struct rx_waiter {
     std::size_t cap = 0;
     bool handed = false;
     weft_net_status_t st{};
+    // A one-port receiver that polls a transport instead of blocking
+    // (recv_one): whoever claims it sets `roused` (release) instead of waking
+    // it, after the hand-off or rec.result, and touches it no more.
+    bool polling = false;
+    atomic<bool> roused{false};
 };
 
 struct rx_link {
@@ -140,6 +145,13 @@ rx_waiter* claim_receiver(port* p) {
     return nullptr;
 }
 
+// Tells a claimed receiver, outside the port's lock: a wake-up, or for a
+// polling one its flag.
+void rouse(rx_waiter* w) {
+    if (w->polling) w->roused.store(true, memory_order_release);
+    else wake(&w->rec);
+}
+
 void fill_status(weft_net_status_t* st, const weft_port_id_t& id, const msg_header& h, std::size_t len) {
     st->port = id;
     st->tag = h.tag;
@@ -193,8 +205,11 @@ void unlink_all(rx_link* links, std::size_t n) {
     }
 }
 
-// poll_before_wait's test for the ports a receiver waits on: a message (or
-// the port's close) in any of them.
+// poll_before_wait's test for a polling one-port receiver: claimed.
+bool roused(void* ctx) { return static_cast<rx_waiter*>(ctx)->roused.load(memory_order_acquire); }
+
+// poll_before_wait's test for the ports a several-port receiver waits on: a
+// message (or the port's close) in any of them.
 struct stir_watch {
     port* const* ps;
     std::size_t n;
@@ -212,9 +227,10 @@ bool stirred(void* ctx) {
     return any;
 }
 
-// Before a receiver waits with a transport's progress hook set: a message from
-// another node may be a poll away, so poll for it from this thread while its
-// worker has nothing else to run (core/progress.hpp, poll_before_wait).
+// Before a several-port receiver waits with a transport's progress hook set:
+// a message from another node may be a poll away, so poll for it from this
+// thread while its worker has nothing else to run (core/progress.hpp,
+// poll_before_wait); it lands in its port, and the receiver looks again.
 // Once per receive, and only when a deadline leaves room for the poll.
 bool poll_first(port* const* ps, std::size_t n, std::int64_t deadline, std::int64_t now, bool* polled) {
     if (*polled || !progress_hook_set()) return false;
@@ -258,9 +274,36 @@ int recv_one(port* p, const weft_port_id_t& id, void* buf, std::size_t cap, weft
             }
         }
         if (!polled && progress_hook_set()) {
-            lk.unlock();
-            if (poll_first(&p, 1, deadline, now, &polled)) continue;
-            lk.lock();
+            // A message from another node may be a poll away: poll for it
+            // from this thread, linked as a receiver (core/progress.hpp,
+            // poll_before_wait), so that it is handed straight into buf.
+            polled = true;
+            if (deadline == 0 || deadline - now > tun::progress_wait_spin_ns) {
+                rx_waiter w;
+                w.buf = buf;
+                w.cap = cap;
+                w.polling = true;
+                rx_link l;
+                l.w = &w;
+                l.p = p;
+                rx_push(p, &l);
+                w.rec.linked = true;
+                lk.unlock();
+                (void)poll_before_wait(&roused, &w);
+                lk.lock();
+                bool claimed = !l.linked;
+                if (!claimed) rx_remove(p, &l);
+                lk.unlock();
+                if (claimed) {
+                    while (!w.roused.load(memory_order_acquire)) cpu_relax();  // its claimer is finishing
+                    if (w.handed) {
+                        *st = w.st;
+                        return 0;
+                    }
+                    if (w.rec.result == EPIPE) destroyed_while_waiting = true;
+                }
+                continue;
+            }
         }
         std::int64_t wake_at = deadline == 0 ? next_ready : (next_ready < deadline ? next_ready : deadline);
         rx_waiter w;
@@ -417,6 +460,10 @@ wait_record* unlink_waiters(port* p, int rx_result) {
     }
     while (rx_waiter* w = claim_receiver(p)) {
         w->rec.result = rx_result;
+        if (w->polling) {
+            w->roused.store(true, memory_order_release);  // under the lock: it waits for the flag, then the lock
+            continue;
+        }
         w->rec.next = woken;
         woken = &w->rec;
     }
@@ -535,7 +582,7 @@ int put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, 
             fill_status(&w->st, to, h, len);
             w->handed = true;
             free_message(m);
-            wake(&w->rec);
+            rouse(w);
             return 0;
         }
         if (p->count >= p->max_msgs || p->bytes + len > p->max_bytes) {
@@ -571,7 +618,7 @@ int put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, 
         p->bytes += len;
         rx_waiter* w = claim_receiver(p);
         lk.unlock();
-        if (w != nullptr) wake(&w->rec);
+        if (w != nullptr) rouse(w);
         return 0;
     }
 }
