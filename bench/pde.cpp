@@ -7,18 +7,20 @@
 // The model's inputs are measured on that job in the same invocation: alpha_R
 // and beta_R from a weft port ping-pong between a thread on node 0 and one on
 // node 1, alpha_L and beta_L from one between two threads of node 0 (least
-// squares over 8 B..16 KiB), and t_point, the serial program's seconds per
-// point per sweep on one side x side block. pde_model.hpp has the equations
-// and docs/design/pde.md maps the paper's symbols to them.
+// squares over 8 B..16 KiB), and calc(n), a sweep of every node's block with
+// no messages, the nodes sweeping at once (weft_calc_time). pde_model.hpp
+// has the equations and docs/design/pde.md maps the paper's symbols to them.
 //
 // transport "raw_mpi": for every rank count P, one MPI job of this executable
 // (mpiexec -n P weft-bench pde --mpi-child; mpi_launch.hpp) runs apps/pde's
 // MPI versions. alpha and beta come from a raw MPI ping-pong between two ranks
-// (weft-bench msg's, 8 B to 64 KiB). With k the neighbours of the busiest
-// rank, lambda = 8 * side bytes per edge, e its points next to a neighbour's
-// edge, and f = max(1, P / CPUs) the time-slicing of an oversubscribed run:
-//   mpi_plain (T_b, eq. 1):   f*t_point*n + k*(alpha + beta*lambda)
-//   handcoded (T_opt, eq. 3): max(f*t_point*(n - e), k*(alpha + beta*lambda)) + f*t_point*e
+// (weft-bench msg's, 8 B to 64 KiB), and calc(n) from the job itself: every
+// rank sweeps its block with no messages, all at once (calc_on_job; so an
+// oversubscribed job's time-slicing and the ranks' shared memory bandwidth
+// are in it), the slowest rank's. With k the neighbours of the busiest rank,
+// lambda = 8 * side bytes per edge and e its points next to a neighbour's edge:
+//   mpi_plain (T_b, eq. 1):   calc(n) + k*(alpha + beta*lambda)
+//   handcoded (T_opt, eq. 3): max(calc(n)*(n - e)/n, k*(alpha + beta*lambda)) + calc(n)*e/n
 //
 // transport "mpi": for every rank count P, one MPI job of this executable
 // (mpiexec -n P weft-bench pde --mpi-child --child-transport mpi) runs the
@@ -26,8 +28,8 @@
 // each (apps/pde run_distributed: the nodes find each other's ports through
 // the naming service). The job measures the model's alpha_R and beta_R
 // (ranks 0 and 1) and alpha_L and beta_L (rank 0) with the inproc rows'
-// exchange, 8 B..16 KiB; t_point is the serial program's as for raw_mpi, f
-// too; the equations are the inproc rows'.
+// exchange, 8 B..16 KiB, and calc(n) as the raw_mpi job does; the equations
+// are the inproc rows'.
 //
 // Every (P, side, version) is first run once and checked against the serial
 // program (a result that differs stops the experiment), then timed over
@@ -59,34 +61,35 @@ int sweeps_for(long side, double work, int max_sweeps) {
     return static_cast<int>(std::clamp(s, 2.0, static_cast<double>(max_sweeps)));
 }
 
+double calc_on_job(int ranks, int rank, long side, int sweeps, int rounds) {
+    namespace app = weft::apps::pde;
+    app::layout const l = app::block_layout(ranks);
+    auto const g = static_cast<std::size_t>(side);
+    std::size_t const gny = g * static_cast<std::size_t>(l.py);
+    app::block const b = app::block_of(l, rank, g * static_cast<std::size_t>(l.px), gny);
+    std::vector<double> t;
+    for (int r = 0; r < rounds; ++r) {
+        app::grid a(b.nx, b.ny), c(b.nx, b.ny);
+        app::init_block(a, b, gny);
+        app::init_block(c, b, gny);
+        std::uint64_t const t0 = now_ns();
+        for (int s = 0; s < sweeps; ++s) {
+            app::relax_rect(a, c, 0, static_cast<long>(b.nx), 0, static_cast<long>(b.ny));
+            std::swap(a, c);
+        }
+        std::uint64_t const t1 = now_ns();
+        keep(a.at(0, 0));
+        t.push_back(static_cast<double>(t1 - t0) * 1e-9 / static_cast<double>(sweeps));
+    }
+    return summarize(t).median;
+}
+
 namespace {
 
 namespace app = weft::apps::pde;
 
 // The sizes of the mpi child's alpha/beta fits (pde_weft.cpp: 8 B, 1, 4 and 16 KiB).
 constexpr std::size_t kFitPoints = 4;
-
-// Serial seconds per point per sweep on a side x side block.
-double serial_point_time(long side, double work, int max_sweeps, int rounds) {
-    int const sweeps = sweeps_for(side, work, max_sweeps);
-    app::block const b = app::block_of(app::layout{}, 0, static_cast<std::size_t>(side),
-                                       static_cast<std::size_t>(side));
-    std::vector<double> t;
-    for (int r = 0; r < rounds; ++r) {
-        app::grid a(b.nx, b.ny), c(b.nx, b.ny);
-        app::init_block(a, b, b.ny);
-        app::init_block(c, b, b.ny);
-        std::uint64_t const t0 = now_ns();
-        for (int s = 0; s < sweeps; ++s) {
-            app::relax_rect(a, c, 0, side, 0, side);
-            std::swap(a, c);
-        }
-        std::uint64_t const t1 = now_ns();
-        keep(a.at(0, 0));
-        t.push_back(static_cast<double>(t1 - t0) * 1e-9 / (static_cast<double>(sweeps) * side * side));
-    }
-    return summarize(t).median;
-}
 
 struct model_inputs {
     double alpha_s, beta_s_per_byte;
@@ -98,7 +101,7 @@ struct model_terms {
     double t_b, t_opt;
 };
 
-model_terms model(model_inputs const& in, int ranks, long side, double t_point) {
+model_terms model(model_inputs const& in, int ranks, long side, double calc_s) {
     app::layout const l = app::block_layout(ranks);
     auto const g = static_cast<std::size_t>(side);
     app::block busiest = app::block_of(l, 0, g * static_cast<std::size_t>(l.px), g * static_cast<std::size_t>(l.py));
@@ -111,9 +114,8 @@ model_terms model(model_inputs const& in, int ranks, long side, double t_point) 
     int const ky = (busiest.south != app::no_rank) + (busiest.north != app::no_rank);
     double const n = static_cast<double>(side) * static_cast<double>(side);
     double const e = n - static_cast<double>(side - kx) * static_cast<double>(side - ky);
-    double const f = std::max(1.0, static_cast<double>(ranks) / in.cpus);
     double const comm = k * (in.alpha_s + in.beta_s_per_byte * 8.0 * static_cast<double>(side));
-    return {k, f * t_point * n + comm, std::max(f * t_point * (n - e), comm) + f * t_point * e};
+    return {k, calc_s + comm, std::max(calc_s * (n - e) / n, comm) + calc_s * e / n};
 }
 
 std::vector<long> parse_longs(std::string const& option, std::vector<std::string> const& items, long lo, long hi) {
@@ -142,6 +144,7 @@ std::string join(std::vector<std::string> const& v) {
 struct child_output {
     std::map<std::pair<std::string, long>, int> sweeps;
     std::map<std::pair<std::string, long>, std::vector<double>> times;
+    std::map<long, double> calc;  // per side: the slowest rank's calc(n), seconds per sweep
 };
 
 child_output read_child(std::string const& out, long p, std::vector<long> const& sides,
@@ -169,13 +172,27 @@ child_output read_child(std::string const& out, long p, std::vector<long> const&
             die("pde child: bad line 'pde %s'", line.c_str());
         c.times[{name, side}].push_back(secs);
     }
-    for (long s : sides)
+    std::map<long, int> calc_ranks;
+    for (auto const& line : mpi::lines_tagged(out, "calc")) {
+        long side = 0;
+        int rank = 0;
+        double secs = 0;
+        if (std::sscanf(line.c_str(), "%ld %d %lf", &side, &rank, &secs) != 3 || secs <= 0)
+            die("pde child: bad line 'calc %s'", line.c_str());
+        c.calc[side] = std::max(c.calc[side], secs);
+        ++calc_ranks[side];
+    }
+    for (long s : sides) {
+        if (calc_ranks[s] != p)
+            die("pde child (%s, %ld ranks): side %ld: calc(n) from %d ranks; its output: %s", transport, p, s,
+                calc_ranks[s], out.c_str());
         for (auto const& v : versions) {
             auto const& ts = c.times[{v, s}];
             if (static_cast<int>(ts.size()) != rounds || !c.sweeps.count({v, s}))
                 die("pde child (%s, %ld ranks): version %s side %ld reported %zu of %d rounds; its output: %s",
                     transport, p, v.c_str(), s, ts.size(), rounds, out.c_str());
         }
+    }
     return c;
 }
 
@@ -199,8 +216,6 @@ void run_raw_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long>
     // (the rows keep the fit), as the weft rows' do.
     model_inputs const in{std::max(0.0, f.alpha_ns * 1e-9), std::max(0.0, f.beta_ns_per_byte * 1e-9),
                           static_cast<int>(allowed_cpus().size())};
-    std::map<long, double> t_point;
-    for (long s : sides) t_point[s] = serial_point_time(s, work, max_sweeps, rounds);
 
     table t({"ranks", "n", "version", "neighbours", "sweep us", "model us", "time/model"});
     for (long p : ranks) {
@@ -216,14 +231,16 @@ void run_raw_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long>
         for (long s : sides)
             for (auto const& v : versions) {
                 summary const sum = summarize(c.times.at({v, s}));
-                model_terms const m = model(in, static_cast<int>(p), s, t_point[s]);
+                double const calc_s = c.calc.at(s);
+                model_terms const m = model(in, static_cast<int>(p), s, calc_s);
                 double const model_s = v == "mpi_plain" ? m.t_b : m.t_opt;
                 json_object rec = ctx.record();
                 rec.add("transport", "raw_mpi").add("ranks", p).add("n", s * s).add("side", s).add("version", v);
                 rec.add("time_s", sum.median).add("time_s_spread", sum.spread).add("model_s", model_s);
                 rec.add("time_over_model", model_s > 0 ? sum.median / model_s : 0.0);
                 rec.add("sweeps", c.sweeps.at({v, s})).add("rounds", rounds).add("neighbours", m.neighbours);
-                rec.add("oversubscribed", p > in.cpus).add("t_point_ns", t_point[s] * 1e9);
+                rec.add("oversubscribed", p > in.cpus).add("calc_s", calc_s);
+                rec.add("t_point_ns", calc_s * 1e9 / static_cast<double>(s * s));
                 rec.add("alpha_ns", f.alpha_ns).add("beta_ns_per_byte", f.beta_ns_per_byte).add("checked", true);
                 add_provenance(rec);
                 ctx.emit(rec);
@@ -242,8 +259,8 @@ void run_raw_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long>
 // every P of `ranks`, one MPI job of this executable (one node per rank, one
 // worker each; pde_weft.hpp, weft_mpi_child) that measures the model's alpha
 // and beta on itself and then checks and times every version; rows with
-// transport "mpi". t_point is the serial program's, measured here; f =
-// max(1, P / CPUs) the time-slicing of an oversubscribed job.
+// transport "mpi". calc(n) is the job's own (calc_on_job), which carries an
+// oversubscribed job's time-slicing: f = 1.
 void run_weft_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long> const& sides,
                   std::vector<std::string> const& versions, int rounds, double work, int max_sweeps) {
     if (versions.empty()) return;
@@ -254,8 +271,6 @@ void run_weft_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long
     std::vector<std::string> side_text;
     for (long s : sides) side_text.push_back(std::to_string(s));
     int const cpus = static_cast<int>(allowed_cpus().size());
-    std::map<long, double> t_point;
-    for (long s : sides) t_point[s] = serial_point_time(s, work, max_sweeps, rounds);
     table t({"ranks", "n", "version", "sweep us", "model us", "time/model", "vs blocking1"});
     for (long p : ranks) {
         ctx.progress("mpiexec -n %ld, weft over mpi: sides %s, versions %s, %d rounds%s", p, join(side_text).c_str(),
@@ -278,14 +293,14 @@ void run_weft_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long
         }
         if (p > 1 && (remote.points == 0 || local.points == 0))
             die("pde child (mpi, %ld ranks): no 'fit remote' and 'fit local' lines; its output: %s", p, out.c_str());
-        model_params mp;
-        mp.share = std::max(1.0, static_cast<double>(p) / cpus);
+        model_params mp;  // share stays 1: calc(n) is measured with the ranks sharing the CPUs
         mp.alpha_r_s = std::max(0.0, remote.alpha_ns * 1e-9);
         mp.beta_r_s = std::max(0.0, remote.beta_ns_per_byte * 1e-9);
         mp.alpha_l_s = std::max(0.0, local.alpha_ns * 1e-9);
         mp.beta_l_s = std::max(0.0, local.beta_ns_per_byte * 1e-9);
         for (long s : sides) {
-            mp.t_point_s = t_point[s];
+            double const calc_s = c.calc.at(s);
+            mp.t_point_s = calc_s / static_cast<double>(s * s);
             auto const base_it = c.times.find({"blocking1", s});
             for (auto const& name : versions) {
                 app::weft_version v{};
@@ -304,7 +319,7 @@ void run_weft_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long
                 rec.add("rounds", rounds).add("workers_per_rank", 1).add("oversubscribed", p > cpus);
                 rec.add("remote_msgs", shape.remote).add("remote_bytes", shape.remote_bytes);
                 rec.add("local_msgs", shape.local).add("local_bytes", shape.local_bytes);
-                rec.add("t_point_ns", t_point[s] * 1e9);
+                rec.add("calc_s", calc_s).add("t_point_ns", mp.t_point_s * 1e9);
                 rec.add("alpha_r_ns", remote.alpha_ns).add("beta_r_ns_per_byte", remote.beta_ns_per_byte);
                 rec.add("alpha_l_ns", local.alpha_ns).add("beta_l_ns_per_byte", local.beta_ns_per_byte);
                 rec.add("checked", true);
@@ -506,7 +521,7 @@ registrar const reg{experiment{
                "the serial program. time_s: median of the slowest node's seconds per sweep; model_s: the paper's\n"
                "T_b (eq. 1), T_2 (eq. 2, generalised to 4 threads) or T_opt (eq. 3) from alpha and beta (weft\n"
                "port exchanges on the same job, remote and same-node, for inproc and mpi; raw MPI ping-pong for\n"
-               "raw_mpi) and the seconds per point (calc(n) for inproc, the serial program's otherwise), all\n"
+               "raw_mpi) and calc(n), every node's block swept with no messages, the nodes at once, all\n"
                "measured in the same invocation. See docs/bench.md and docs/design/pde.md.",
     .options = {{.name = "ranks", .kind = opt_kind::list, .metavar = "LIST", .default_value = "2,4",
                  .help = "nodes (inproc) and MPI ranks (mpi, raw_mpi); blocks: px x py as square as P allows"},

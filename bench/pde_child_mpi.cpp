@@ -18,6 +18,8 @@ int child(int ranks, std::vector<long> const& sides, std::vector<std::string> co
     for (long side : sides) {
         std::size_t const gnx = static_cast<std::size_t>(side * l.px), gny = static_cast<std::size_t>(side * l.py);
         int const sweeps = sweeps_for(side, work, max_sweeps);
+        MPI_Barrier(MPI_COMM_WORLD);
+        std::printf("calc %ld %d %.9g\n", side, rank, calc_on_job(ranks, rank, side, sweeps, rounds));
         app::solver s(MPI_COMM_WORLD, gnx, gny);
         std::vector<double> const ref = rank == 0 ? app::serial(gnx, gny, sweeps) : std::vector<double>{};
         for (std::string const& name : versions) {

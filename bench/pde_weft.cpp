@@ -266,6 +266,9 @@ int weft_mpi_child(int ranks, std::vector<long> const& sides, std::vector<std::s
         for (long side : sides) {
             std::size_t const gnx = static_cast<std::size_t>(side * l.px), gny = static_cast<std::size_t>(side * l.py);
             int const sweeps = sweeps_for(side, work, max_sweeps);
+            check(weft_net_barrier(), "weft_net_barrier");
+            std::printf("calc %ld %d %.9g\n", side, rank, calc_on_job(nodes, rank, side, sweeps, rounds));
+            std::fflush(stdout);
             std::vector<double> const ref = rank == 0 ? app::serial(gnx, gny, sweeps) : std::vector<double>{};
             for (auto v : vs) {
                 app::problem const p{gnx, gny, v, sweeps};
