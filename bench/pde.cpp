@@ -99,6 +99,7 @@ struct model_inputs {
 struct model_terms {
     int neighbours;
     double t_b, t_opt;
+    double t_b_overlap, t_opt_overlap;  // one exchange's messages in flight at once (pde_model.hpp)
 };
 
 model_terms model(model_inputs const& in, int ranks, long side, double calc_s) {
@@ -114,8 +115,10 @@ model_terms model(model_inputs const& in, int ranks, long side, double calc_s) {
     int const ky = (busiest.south != app::no_rank) + (busiest.north != app::no_rank);
     double const n = static_cast<double>(side) * static_cast<double>(side);
     double const e = n - static_cast<double>(side - kx) * static_cast<double>(side - ky);
-    double const comm = k * (in.alpha_s + in.beta_s_per_byte * 8.0 * static_cast<double>(side));
-    return {k, calc_s + comm, std::max(calc_s * (n - e) / n, comm) + calc_s * e / n};
+    double const one = in.alpha_s + in.beta_s_per_byte * 8.0 * static_cast<double>(side);
+    double const comm = k * one;
+    return {k, calc_s + comm, std::max(calc_s * (n - e) / n, comm) + calc_s * e / n, calc_s + one,
+            std::max(calc_s * (n - e) / n, one) + calc_s * e / n};
 }
 
 std::vector<long> parse_longs(std::string const& option, std::vector<std::string> const& items, long lo, long hi) {
@@ -217,7 +220,7 @@ void run_raw_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long>
     model_inputs const in{std::max(0.0, f.alpha_ns * 1e-9), std::max(0.0, f.beta_ns_per_byte * 1e-9),
                           static_cast<int>(allowed_cpus().size())};
 
-    table t({"ranks", "n", "version", "neighbours", "sweep us", "model us", "time/model"});
+    table t({"ranks", "n", "version", "neighbours", "sweep us", "model us", "time/model", "overlap us", "time/overlap"});
     for (long p : ranks) {
         ctx.progress("mpiexec -n %ld: sides %s, versions %s, %d rounds%s", p, join(side_text).c_str(),
                      join(versions).c_str(), rounds, p > in.cpus ? " (oversubscribed)" : "");
@@ -234,10 +237,12 @@ void run_raw_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long>
                 double const calc_s = c.calc.at(s);
                 model_terms const m = model(in, static_cast<int>(p), s, calc_s);
                 double const model_s = v == "mpi_plain" ? m.t_b : m.t_opt;
+                double const overlap_s = v == "mpi_plain" ? m.t_b_overlap : m.t_opt_overlap;
                 json_object rec = ctx.record();
                 rec.add("transport", "raw_mpi").add("ranks", p).add("n", s * s).add("side", s).add("version", v);
                 rec.add("time_s", sum.median).add("time_s_spread", sum.spread).add("model_s", model_s);
                 rec.add("time_over_model", model_s > 0 ? sum.median / model_s : 0.0);
+                rec.add("model_overlap_s", overlap_s).add("time_over_model_overlap", sum.median / overlap_s);
                 rec.add("sweeps", c.sweeps.at({v, s})).add("rounds", rounds).add("neighbours", m.neighbours);
                 rec.add("oversubscribed", p > in.cpus).add("calc_s", calc_s);
                 rec.add("t_point_ns", calc_s * 1e9 / static_cast<double>(s * s));
@@ -245,7 +250,8 @@ void run_raw_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long>
                 add_provenance(rec);
                 ctx.emit(rec);
                 t.add_row({std::to_string(p), fmt_sig(static_cast<double>(s * s)), v, std::to_string(m.neighbours),
-                           fmt(sum.median * 1e6, 2), fmt(model_s * 1e6, 2), fmt(model_s > 0 ? sum.median / model_s : 0, 2)});
+                           fmt(sum.median * 1e6, 2), fmt(model_s * 1e6, 2), fmt(model_s > 0 ? sum.median / model_s : 0, 2),
+                           fmt(overlap_s * 1e6, 2), fmt(sum.median / overlap_s, 2)});
             }
         t.add_separator();
     }
@@ -271,7 +277,8 @@ void run_weft_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long
     std::vector<std::string> side_text;
     for (long s : sides) side_text.push_back(std::to_string(s));
     int const cpus = static_cast<int>(allowed_cpus().size());
-    table t({"ranks", "n", "version", "sweep us", "model us", "time/model", "vs blocking1"});
+    table t({"ranks", "n", "version", "sweep us", "model us", "time/model", "overlap us", "time/overlap",
+             "vs blocking1"});
     for (long p : ranks) {
         ctx.progress("mpiexec -n %ld, weft over mpi: sides %s, versions %s, %d rounds%s", p, join(side_text).c_str(),
                      join(versions).c_str(), rounds, p > cpus ? " (oversubscribed)" : "");
@@ -309,10 +316,12 @@ void run_weft_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long
                 summary const sum = summarize(ts);
                 model_shape const shape = weft_shape(static_cast<int>(p), s, app::threads_per_node(v));
                 double const model_s = weft_model(v, mp, shape);
+                double const overlap_s = weft_model(v, mp, shape, true);
                 json_object rec = ctx.record();
                 rec.add("transport", "mpi").add("ranks", p).add("n", s * s).add("side", s).add("version", name);
                 rec.add("time_s", sum.median).add("time_s_spread", sum.spread).add("model_s", model_s);
                 rec.add("time_over_model", model_s > 0 ? sum.median / model_s : 0.0);
+                rec.add("model_overlap_s", overlap_s).add("time_over_model_overlap", sum.median / overlap_s);
                 if (base_it != c.times.end()) rec.add("time_over_blocking1", median_of_ratios(ts, base_it->second));
                 else rec.add_null("time_over_blocking1");
                 rec.add("threads_per_node", app::threads_per_node(v)).add("sweeps", c.sweeps.at({name, s}));
@@ -327,6 +336,7 @@ void run_weft_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long
                 ctx.emit(rec);
                 t.add_row({std::to_string(p), fmt_sig(static_cast<double>(s * s)), name, fmt(sum.median * 1e6, 2),
                            fmt(model_s * 1e6, 2), fmt(model_s > 0 ? sum.median / model_s : 0, 2),
+                           fmt(overlap_s * 1e6, 2), fmt(sum.median / overlap_s, 2),
                            base_it == c.times.end() ? "-" : fmt(median_of_ratios(ts, base_it->second), 2)});
             }
         }
@@ -364,7 +374,8 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
     cfg.workers = workers;
     cfg.adapt = "off";
     check(weft_init(&cfg), "weft_init");
-    table t({"nodes", "n", "version", "sweep us", "model us", "time/model", "vs blocking1"});
+    table t({"nodes", "n", "version", "sweep us", "model us", "time/model", "overlap us", "time/overlap",
+             "vs blocking1"});
     for (long p : ranks) {
         int const nodes = static_cast<int>(p);
         weft_net_config_t ncfg{};
@@ -416,11 +427,13 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
                 summary const sum = summarize(ts);
                 model_shape const shape = weft_shape(nodes, s, app::threads_per_node(v));
                 double const model_s = weft_model(v, mp, shape);
+                double const overlap_s = weft_model(v, mp, shape, true);
                 json_object rec = ctx.record();
                 rec.add("transport", "inproc").add("ranks", p).add("n", s * s).add("side", s);
                 rec.add("version", app::weft_version_name(v));
                 rec.add("time_s", sum.median).add("time_s_spread", sum.spread).add("model_s", model_s);
                 rec.add("time_over_model", sum.median / model_s);
+                rec.add("model_overlap_s", overlap_s).add("time_over_model_overlap", sum.median / overlap_s);
                 if (!base.empty()) rec.add("time_over_blocking1", median_of_ratios(ts, base));
                 else rec.add_null("time_over_blocking1");
                 rec.add("threads_per_node", app::threads_per_node(v)).add("sweeps", sweeps[s]).add("rounds", rounds);
@@ -437,6 +450,7 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
                 ctx.emit(rec);
                 t.add_row({std::to_string(p), fmt_sig(static_cast<double>(s * s)), app::weft_version_name(v),
                            fmt(sum.median * 1e6, 1), fmt(model_s * 1e6, 1), fmt(sum.median / model_s, 2),
+                           fmt(overlap_s * 1e6, 1), fmt(sum.median / overlap_s, 2),
                            base.empty() ? "-" : fmt(median_of_ratios(ts, base), 2)});
             }
         }

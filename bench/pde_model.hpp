@@ -17,6 +17,16 @@
 // remote latency is hidden behind the other T - 1 subphases) gives the
 // division by T - 1, which is 1 in eq. 2. The thread switch c is measured
 // inside alpha_L (a same-node message is a copy and a switch), so c = 0 here.
+//
+// Beside them, the same equations with one exchange's messages in flight at
+// once (the `_overlap` forms; docs/design/pde.md, "Messages in flight at
+// once"): the paper adds a node's k_R latencies, as messages that leave one
+// interface one after the other, and eq. (2) has the two threads communicate
+// one after the other. On a network where every message travels from its own
+// send (the injected latency), an exchange costs one latency,
+// alpha_R + beta_R lambda_R, and T threads take max{T cpu, cpu + comm}: each
+// thread's sweep is its computation and then its wait, and the CPU does all T
+// threads' computation.
 #pragma once
 
 #include <algorithm>
@@ -61,6 +71,25 @@ inline double t_threads(model_params const& m, model_shape const& s) {
 // Eq. (3): the hand-coded nonblocking single thread.
 inline double t_handcoded(model_params const& m, model_shape const& s) {
     return std::max(m.share * m.t_point_s * (s.n - s.e), comm_remote(m, s)) + m.share * m.t_point_s * s.e;
+}
+
+// --- The overlap forms -------------------------------------------------------------
+inline double comm_remote_overlap(model_params const& m, model_shape const& s) {
+    return s.remote > 0 ? m.alpha_r_s + m.beta_r_s * s.remote_bytes : 0.0;
+}
+
+inline double t_blocking_overlap(model_params const& m, model_shape const& s) {
+    return m.share * m.t_point_s * s.n + comm_remote_overlap(m, s);
+}
+
+inline double t_threads_overlap(model_params const& m, model_shape const& s) {
+    double const cpu = m.switch_s + m.share * m.t_point_s * s.n / s.threads +
+                       s.local * (m.alpha_l_s + m.beta_l_s * s.local_bytes);
+    return std::max(s.threads * cpu, cpu + comm_remote_overlap(m, s));
+}
+
+inline double t_handcoded_overlap(model_params const& m, model_shape const& s) {
+    return std::max(m.share * m.t_point_s * (s.n - s.e), comm_remote_overlap(m, s)) + m.share * m.t_point_s * s.e;
 }
 
 }  // namespace weft::bench::pde

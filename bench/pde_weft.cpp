@@ -202,12 +202,12 @@ model_shape weft_shape(int nodes, long side, int threads) {
     return best;
 }
 
-double weft_model(app::weft_version v, model_params const& m, model_shape const& s) {
+double weft_model(app::weft_version v, model_params const& m, model_shape const& s, bool overlap) {
     switch (v) {
-        case app::weft_version::blocking1: return t_blocking(m, s);
+        case app::weft_version::blocking1: return overlap ? t_blocking_overlap(m, s) : t_blocking(m, s);
         case app::weft_version::threads2:
-        case app::weft_version::threads4: return t_threads(m, s);
-        case app::weft_version::handcoded: return t_handcoded(m, s);
+        case app::weft_version::threads4: return overlap ? t_threads_overlap(m, s) : t_threads(m, s);
+        case app::weft_version::handcoded: return overlap ? t_handcoded_overlap(m, s) : t_handcoded(m, s);
     }
     return 0;
 }

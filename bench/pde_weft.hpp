@@ -29,8 +29,9 @@ double weft_calc_time(int nodes, long side, int sweeps);
 // blocks of side x side: the busiest thread's messages (pde_model.hpp).
 model_shape weft_shape(int nodes, long side, int threads);
 
-// Eq. (1), (2) or (3) for the version.
-double weft_model(weft::apps::pde::weft_version v, model_params const& m, model_shape const& s);
+// Eq. (1), (2) or (3) for the version; with `overlap`, their form with one
+// exchange's messages in flight at once (pde_model.hpp).
+double weft_model(weft::apps::pde::weft_version v, model_params const& m, model_shape const& s, bool overlap = false);
 
 // One run of the version on the running job's nodes (blocks of side x side):
 // seconds per sweep of the slowest node. With check, the result is compared

@@ -45,6 +45,13 @@ def plot_versions(ax_s, ax_t, rows, versions, nodes, faint=False):
                   color=colour, alpha=0.6 if dashed else 1)
         ax_t.plot([r["n"] for r in sel], [r["model_s"] * 1e6 for r in sel], color=colour, linewidth=1.2,
                   linestyle=":" if dashed else "-")
+        # The model with one exchange's messages in flight at once (docs/design/pde.md): thin, dash-dot.
+        over = [r for r in sel if r.get("model_overlap_s")]
+        if over and not faint:
+            ov = speedup(over, "model_overlap_s", nodes)
+            ax_s.plot([x for x, _ in ov], [y for _, y in ov], color=colour, linewidth=0.8, linestyle="-.", alpha=0.7)
+            ax_t.plot([r["n"] for r in over], [r["model_overlap_s"] * 1e6 for r in over], color=colour,
+                      linewidth=0.8, linestyle="-.", alpha=0.7)
 
 
 def figure_for(rows, nodes, outdir, plt, transport="inproc", raw=()):
@@ -66,7 +73,8 @@ def figure_for(rows, nodes, outdir, plt, transport="inproc", raw=()):
     ax_s.set_ylabel(f"speedup on {nodes} nodes  ({nodes} x calc(n) / time per sweep)")
     ax_s.set_title(where, fontsize=10)
     ax_s.grid(alpha=0.3, which="both")
-    ax_s.legend(fontsize=7, frameon=False, loc="upper left", title="markers: measured; lines: model",
+    ax_s.legend(fontsize=7, frameon=False, loc="upper left",
+                title="markers: measured; lines: model (dash-dot: messages in flight at once)",
                 title_fontsize=7)
     ax_t.set_xscale("log")
     ax_t.set_yscale("log")
@@ -91,7 +99,8 @@ def plot_pde(records, outdir, plt):
         out.append((name, f"The PDE solver on {nodes} in-process nodes (weft ports, injected latency) as the paper's "
                           "Figure 1: speedup against points per node, measured (markers, medians over interleaved "
                           "rounds) and the model of equations (1)-(3) from alpha, beta and calc(n) measured in the "
-                          "same run (lines); right: the seconds per sweep on the same axes."))
+                          "same run (lines; dash-dot: the same equations with one exchange's messages in flight at "
+                          "once); right: the seconds per sweep on the same axes."))
     for nodes in sorted({r["ranks"] for r in rows if r.get("transport") == "mpi"}):
         sel = [r for r in rows if r.get("transport") == "mpi" and r["ranks"] == nodes]
         raw = [r for r in rows if r.get("transport") == "raw_mpi" and r["ranks"] == nodes and r.get("calc_s")]
