@@ -216,6 +216,7 @@ struct alignas(64) peer {
     void* dw_head = nullptr;    // its delivery thread, while it waits (a wait_list)
     void* dw_tail = nullptr;
     weft_thread_t deliverer = nullptr;
+    bool stopping = false;      // its delivery thread ends (finalize)
     incoming* in_head = nullptr;  // progress only: its frames behind a bulk being received
     incoming* in_tail = nullptr;
 };
@@ -1059,7 +1060,7 @@ private:
         staged* prev = nullptr;  // only this thread unlinks, so prev stays valid across unlocks
         l.lock();
         staged* s = p.bl_head;
-        while (s != nullptr && !stopping_) {
+        while (s != nullptr && !p.stopping) {
             std::uint64_t key = slot_key(s->to.index, s->to.gen);
             if (contains(full, key)) {
                 prev = s;
@@ -1102,7 +1103,7 @@ private:
         for (;;) {
             l.lock();
             staged* s = p.bl_head;
-            if (stopping_) {
+            if (p.stopping) {
                 p.bl_head = p.bl_tail = nullptr;
                 l.unlock();
                 while (s != nullptr) {  // finalize drops what no port took, as it drops buffered messages
@@ -1134,7 +1135,7 @@ private:
             peer& p = peers_[r];
             spinlock_ref l(p.lock);
             l.lock();
-            stopping_ = true;
+            p.stopping = true;
             wait_record* w = wait_list(p.dw_head, p.dw_tail).pop_front();
             l.unlock();
             if (w != nullptr) wake(w);
@@ -1168,7 +1169,6 @@ private:
     int size_ = 1;
     bool we_init_ = false;   // we called MPI_Init_thread, so we call MPI_Finalize
     bool multiple_ = false;  // MPI_THREAD_MULTIPLE: senders call MPI_Isend themselves
-    bool stopping_ = false;  // under every peer's lock: the delivery threads end
     job* j_ = nullptr;
     std::unique_ptr<peer[]> peers_;
 
