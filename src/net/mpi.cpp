@@ -24,8 +24,14 @@
 //              needs.
 //   port cache this rank's knowledge of remote ports: alive (with max_bytes)
 //              or the error a probe or a nack reported.
+//   liveness   a peer's last heard time (any frame from it); a thread waiting
+//              for a peer's answer pings it when it is silent, and declares it
+//              dead (EHOSTDOWN for its waiters and every later send) once it
+//              has answered nothing for the peer timeout (WEFT_NET_PEER_TIMEOUT;
+//              "Liveness" below, docs/design/mpi.md, "A rank that dies").
 //
-// A send (weft_net_send to another node), in order:
+// A send (weft_net_send to another node), in order (each wait watches the
+// peer's liveness; a peer declared dead fails the send at once):
 //   1. the port cache: an unknown port is probed (a probe frame; the thread
 //      waits for the reply): ENOENT or EMSGSIZE come back from here (a live
 //      port is kept in the cache, a missing one is asked about again next time);
@@ -60,6 +66,7 @@
 //
 // Lock order: progress_lock_ -> mpi_lock_ -> {peer::lock, pend_lock_, ctl_lock_,
 // cache_lock_, probe_lock_, a port's lock}; the last ones are never nested.
+// A completion's lock is taken alone, after the others are released.
 #include <mpi.h>
 #include <sched.h>
 
@@ -447,7 +454,7 @@ public:
         // 2. Make progress until every peer's bye is in and our sends are done,
         //    watching the liveness of the peers whose bye is not: a dead one
         //    sends none, and is no longer waited for.
-        std::vector<std::int64_t> next_look(std::size_t(size_), first_look());
+        std::vector<std::int64_t> next_look(std::size_t(size_), first_deadline());
         for (unsigned spins = 0;; ++spins) {
             progress_lock_.lock();
             step();
@@ -462,7 +469,7 @@ public:
                     l.lock();
                     bool waited = !peers_[r].bye_in;
                     l.unlock();
-                    if (waited) (void)look(r, &next_look[std::size_t(r)]);
+                    if (waited) (void)look_at(r, &next_look[std::size_t(r)]);
                 }
             }
             weft_thread_yield();
@@ -480,7 +487,7 @@ public:
         if (int rc = check_port(to, len); rc != 0) return rc;
         // 2. Credit.
         std::uint64_t charge = charge_of(len);
-        std::int64_t next_look = first_look();
+        std::int64_t next_look = -1;  // set when the first wait comes (no clock read on the fast path)
         spinlock_ref l(p.lock);
         l.lock();
         for (;;) {
@@ -510,8 +517,9 @@ public:
             // the peer's liveness (a dead one sends neither).
             wait_record rec;
             wait_list(p.cw_head, p.cw_tail).push_back(&rec, &p, &unlink_credit);
+            if (next_look < 0) next_look = first_deadline();
             if (wait(&rec, &p.lock, next_look, "weft_net_send", &p) == ETIMEDOUT) {
-                if (int d = look(int(to.node), &next_look); d != 0) return d;
+                if (int d = look_at(int(to.node), &next_look); d != 0) return d;
             }
             l.lock();
         }
@@ -573,6 +581,18 @@ public:
         rc = c->result;
         delete c;
         return rc;
+    }
+
+    // The liveness of the file's waits, for waits outside the transport.
+    std::int64_t first_look(std::uint32_t node) const override {
+        return int(node) == rank_ || node >= std::uint32_t(size_) ? 0 : first_deadline();
+    }
+    int look(std::uint32_t node, std::int64_t* next_ns) override {
+        if (timeout_ns_ == 0 || int(node) == rank_ || node >= std::uint32_t(size_)) {
+            *next_ns = 0;
+            return 0;
+        }
+        return look_at(int(node), next_ns);
     }
 
 private:
@@ -735,7 +755,7 @@ private:
     //
     // Only a thread that waits for a peer's answer watches it: the wait has a
     // deadline one look interval (timeout / kLivenessLooks) ahead, and when it
-    // passes the thread looks (look()):
+    // passes the thread looks (look_at()):
     //   1. the peer is dead already: the wait ends with kPeerDead;
     //   2. it has been silent for the whole timeout and a ping sent at least one
     //      interval ago is unanswered: this rank's own progress runs first (the
@@ -752,11 +772,11 @@ private:
 
     // The deadline of a first wait on a peer: one look interval ahead, or 0 (no
     // deadline) when the timeout is off.
-    std::int64_t first_look() const { return timeout_ns_ == 0 ? 0 : monotonic_ns() + timeout_ns_ / kLivenessLooks; }
+    std::int64_t first_deadline() const { return timeout_ns_ == 0 ? 0 : monotonic_ns() + timeout_ns_ / kLivenessLooks; }
 
     // A waiter's look at peer r once its deadline passed (steps above): 0 and
     // the next deadline in *next, or kPeerDead.
-    int look(int r, std::int64_t* next) {
+    int look_at(int r, std::int64_t* next) {
         peer& p = peers_[r];
         const std::int64_t interval = timeout_ns_ / kLivenessLooks;
         std::int64_t now = monotonic_ns();
@@ -838,10 +858,10 @@ private:
     // Waits for c, an answer of peer r, watching r's liveness: 0 once c is
     // done, or kPeerDead.
     int await_peer(completion& c, int r) {
-        std::int64_t next = first_look();
+        std::int64_t next = first_deadline();
         for (;;) {
             if (c.await_until(next, "weft_net_send", &peers_[r])) return 0;
-            if (int d = look(r, &next); d != 0) return d;
+            if (int d = look_at(r, &next); d != 0) return d;
         }
     }
 

@@ -1,28 +1,38 @@
 // The mpi transport's peer timeout (docs/design/mpi.md, "A rank that dies"):
 // two ranks, WEFT_NET_PEER_TIMEOUT short (tests/CMakeLists.txt sets 1000 ms).
-// One mode per run, the first argument:
+// One mode per run, the first argument. In the dead-* modes one rank dies
+// (_exit) at a point the other knows, and the survivor checks that its wait
+// on the dead rank fails with EHOSTDOWN instead of hanging, and that the
+// error is sticky:
 //
-//   dead-credit  rank 1 dies (_exit) once rank 0 has sent to its port A; rank 0
-//                sends to A until its credit is gone: the send that waits for
-//                credit fails with EHOSTDOWN, and so does the next send, to a
-//                port B it never probed;
+//   dead-credit  rank 1 dies once rank 0 has sent to its port A; rank 0 sends
+//                to A until its credit is gone: the send that waits for credit
+//                fails, and so does the next send, to a port B it never probed;
 //   dead-probe   the same, but rank 0's first send after the death goes to B,
-//                whose probe is never answered: EHOSTDOWN, then to A: EHOSTDOWN;
+//                whose probe is never answered; then to A;
 //   dead-large   the same, but rank 0 sends A a message above the copy limit,
-//                whose MPI send never completes: EHOSTDOWN, then to B: EHOSTDOWN;
-//   silent-peer  rank 1 lives but sends nothing for twice the peer timeout (it
-//                sleeps), while rank 0 sends it more than its port holds: every
-//                send succeeds, and rank 1 then receives them all, in order.
+//                whose MPI send never completes; then to B;
+//   dead-rpc     rank 1 serves RPC and dies after one call; rank 0's next call,
+//                without a timeout, waits for a reply that never comes; then
+//                weft_net_barrier, which waits for rank 1's arrival;
+//   dead-names   rank 0, the naming service's node, dies after rank 1 has
+//                registered a name; rank 1 registers another (no timeout),
+//                looks one up, and enters the barrier;
+//   silent-peer  nobody dies: rank 1 sends nothing for twice the peer timeout
+//                (it sleeps) while rank 0 sends it more than its port holds:
+//                every send succeeds, and rank 1 then receives them all, in
+//                order, and nobody is declared dead;
+//   bad-timeout  WEFT_NET_PEER_TIMEOUT is 99 (below the least valid, 100):
+//                weft_net_init fails with EINVAL and one line naming it.
 //
-// In the dead modes rank 0 then checks that its own ports still work, that
-// weft_net_finalize returns (it does not wait for a dead rank's bye, nor for its
-// sends to it), that stderr got the one line naming rank 1, and that MPI
-// finalizes; it prints "<mode>: ok" last, which is
-// what ctest looks for (after a rank died, mpiexec's exit status is no verdict
-// on the survivor's checks). The
-// dead modes need Open MPI's `mpiexec --enable-recovery --mca
-// orte_abort_on_non_zero_status 0` (without it mpiexec ends the whole job when
-// a rank dies); tests/CMakeLists.txt adds them.
+// In the dead modes the survivor then checks that its own ports still work,
+// that weft_net_finalize returns (it does not wait for a dead rank's bye, nor
+// for its sends to it), that its stderr got the one line naming the dead rank,
+// and that MPI finalizes; it prints "<mode>: ok" last, which is what ctest
+// looks for (after a rank died, mpiexec's exit status is no verdict on the
+// survivor's checks). The dead modes need Open MPI's `mpiexec --enable-recovery
+// --mca orte_abort_on_non_zero_status 0` (without it mpiexec ends the whole
+// job when a rank dies); tests/CMakeLists.txt adds them.
 //
 // Nothing here waits for time except rank 1's sleep in silent-peer: every
 // other wait is for a message, an error, or the job's barrier; a hang is
@@ -39,6 +49,7 @@
 #include <vector>
 
 #include "mpi_check.hpp"
+#include "weft/rpc.h"
 #include "weft/weft.h"
 
 namespace {
@@ -65,8 +76,8 @@ rank1_ports share_ports(std::size_t a_msgs) {
     return mine;
 }
 
-// Rank 0's own ports after its peer died: a message to a new port of its own
-// goes and comes back.
+// The survivor's own ports after its peer died: a message to a new port of its
+// own goes and comes back.
 void check_local_ports() {
     weft_port_id_t p;
     CHECK_RC(weft_net_port_create(&p, 4, 64), 0);
@@ -74,19 +85,26 @@ void check_local_ports() {
     CHECK_RC(weft_net_send(p, 7, &v, sizeof v), 0);
     weft_net_status_t st{};
     CHECK_RC(weft_net_recv(p, &got, sizeof got, &st, WEFT_NET_FOREVER), 0);
-    CHECK(got == 42 && st.tag == 7 && st.source == 0, "got %d, tag %d, from %u", got, st.tag, st.source);
+    CHECK(got == 42 && st.tag == 7 && st.source == std::uint32_t(g_rank), "got %d, tag %d, from %u", got, st.tag,
+          st.source);
     CHECK_RC(weft_net_port_destroy(p), 0);
 }
 
-// Rank 0 in a dead mode, rank 1 dead after the barrier.
-void dead_peer(const std::string& mode) {
+// The dying rank, once the survivor knows what it needs: gone, with no
+// weft_net_finalize, no MPI_Finalize, no bye.
+[[noreturn]] void die() {
+    sync_ranks();
+    std::fflush(stdout);
+    _exit(3);
+}
+
+// dead-credit, dead-probe, dead-large: rank 1 dies.
+void dead_ports(const std::string& mode) {
     rank1_ports ports = share_ports(4);
     if (g_rank == 1) {
         int v = 0;
         CHECK_RC(weft_net_recv(ports.a, &v, sizeof v, nullptr, WEFT_NET_FOREVER), 0);
-        sync_ranks();
-        std::fflush(stdout);
-        _exit(3);  // dies: no weft_net_finalize, no MPI_Finalize, no bye
+        die();
     }
     // A is probed and cached, and rank 1 alive, before it dies.
     int one = 1;
@@ -110,7 +128,55 @@ void dead_peer(const std::string& mode) {
     }
     // Sticky: the later sends to rank 1, to any port, fail the same way.
     CHECK_RC(weft_net_send(ports.a, 0, &one, sizeof one), EHOSTDOWN);
-    check_local_ports();
+}
+
+int echo_handler(void*, const void* in, std::size_t in_len, void* out, std::size_t out_cap, std::size_t* out_len) {
+    if (in_len > out_cap) return EMSGSIZE;
+    std::memcpy(out, in, in_len);
+    *out_len = in_len;
+    return 0;
+}
+
+// dead-rpc: rank 1 serves, and dies after one call.
+void dead_rpc() {
+    weft_port_id_t srv_port{};
+    weft_rpc_server_t srv = nullptr;
+    if (g_rank == 1) {
+        CHECK_RC(weft_rpc_server_create(&srv), 0);
+        CHECK_RC(weft_rpc_server_register(srv, 1, &echo_handler, nullptr), 0);
+        CHECK_RC(weft_rpc_server_start(srv, 1, &srv_port), 0);
+    }
+    MPI_Request req;
+    MPI_Ibcast(&srv_port, sizeof srv_port, MPI_BYTE, 1, MPI_COMM_WORLD, &req);
+    int done = 0;
+    while (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) weft_thread_yield();
+    if (g_rank == 1) {
+        sync_ranks();  // rank 0's first call is answered
+        die();
+    }
+    int v = 5, got = 0;
+    std::size_t n = 0;
+    CHECK_RC(weft_rpc_call(srv_port, 1, &v, sizeof v, &got, sizeof got, &n, WEFT_NET_FOREVER), 0);
+    CHECK(got == 5 && n == sizeof got, "echo of 5: %d (%zu bytes)", got, n);
+    sync_ranks();
+    sync_ranks();  // rank 1's die(): gone after it
+    // The request goes (the port is known, credit is there); its reply never comes.
+    CHECK_RC(weft_rpc_call(srv_port, 1, &v, sizeof v, &got, sizeof got, &n, WEFT_NET_FOREVER), EHOSTDOWN);
+    CHECK_RC(weft_net_barrier(), EHOSTDOWN);
+}
+
+// dead-names: rank 0, where the naming service runs, dies.
+void dead_names() {
+    if (g_rank == 0) die();
+    weft_port_id_t p;
+    CHECK_RC(weft_net_port_create(&p, 4, 64), 0);
+    CHECK_RC(weft_net_name_register("before", p), 0);
+    sync_ranks();  // rank 0's die(): gone after it
+    CHECK_RC(weft_net_name_register("after", p), EHOSTDOWN);
+    weft_port_id_t found{};
+    CHECK_RC(weft_net_name_lookup("before", &found, WEFT_NET_FOREVER), EHOSTDOWN);
+    CHECK_RC(weft_net_barrier(), EHOSTDOWN);
+    CHECK_RC(weft_net_port_destroy(p), 0);
 }
 
 // silent-peer: rank 1 sleeps twice the peer timeout with its port full.
@@ -173,10 +239,13 @@ struct stderr_capture {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string mode = argc > 1 ? argv[1] : "";
-    if (mode != "dead-credit" && mode != "dead-probe" && mode != "dead-large" && mode != "silent-peer") {
-        std::fprintf(stderr, "usage: %s dead-credit|dead-probe|dead-large|silent-peer (got '%s')\n", argv[0],
-                     mode.c_str());
+    const std::string mode = argc > 1 ? argv[1] : "";
+    const bool port_mode = mode == "dead-credit" || mode == "dead-probe" || mode == "dead-large";
+    if (!port_mode && mode != "dead-rpc" && mode != "dead-names" && mode != "silent-peer" && mode != "bad-timeout") {
+        std::fprintf(stderr,
+                     "usage: %s dead-credit|dead-probe|dead-large|dead-rpc|dead-names|silent-peer|bad-timeout "
+                     "(got '%s')\n",
+                     argv[0], mode.c_str());
         return 2;
     }
     int provided = 0;
@@ -190,29 +259,44 @@ int main(int argc, char** argv) {
         return 2;
     }
     const bool dead = mode != "silent-peer";
-    if (dead) MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);  // rank 0 outlives rank 1
+    const int survivor = mode == "dead-names" ? 1 : 0;  // silent-peer: the sender
+    if (dead) MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);  // the survivor outlives the other
     stderr_capture cap;
     stderr_capture::g_capture = &cap;
-    if (g_rank == 0) cap.start();
+    if (g_rank == survivor) cap.start();
     weft_config_t wc{};
     wc.workers = 1;
     CHECK_RC(weft_init(&wc), 0);
     weft_net_config_t cfg{};
     cfg.transport = "mpi";
+    if (mode == "bad-timeout") {
+        CHECK_RC(weft_net_init(&cfg), EINVAL);
+        const std::string err = g_rank == survivor ? cap.stop() : std::string();
+        CHECK(g_rank != survivor || err.find("weft: WEFT_NET_PEER_TIMEOUT='99' is invalid: expected a number of "
+                                             "milliseconds from 100 to 86400000, or off\n") != std::string::npos,
+              "stderr was:\n%s", err.c_str());
+        CHECK_RC(weft_finalize(), 0);
+        MPI_Finalize();
+        if (g_rank == survivor) std::printf("%s: ok\n", mode.c_str());
+        return 0;
+    }
     CHECK_RC(weft_net_init(&cfg), 0);
-    if (dead) dead_peer(mode);
+    if (port_mode) dead_ports(mode);
+    else if (mode == "dead-rpc") dead_rpc();
+    else if (mode == "dead-names") dead_names();
     else silent_peer();
+    if (dead) check_local_ports();
     CHECK_RC(weft_net_finalize(), 0);
     CHECK_RC(weft_finalize(), 0);
-    if (g_rank == 0) {
-        std::string err = cap.stop();
-        bool declared = err.find("weft: mpi transport: node 1 answered nothing for ") != std::string::npos &&
-                        err.find(" s; declared dead\n") != std::string::npos;
-        CHECK(declared == dead, "rank 1 was %s declared dead: stderr was:\n%s", declared ? "" : "not",
+    if (g_rank == survivor) {
+        const std::string err = cap.stop();
+        const std::string line = "weft: mpi transport: node " + std::to_string(1 - survivor) + " answered nothing for ";
+        bool declared = err.find(line) != std::string::npos && err.find(" s; declared dead\n") != std::string::npos;
+        CHECK(declared == dead, "rank %d was %sdeclared dead: stderr was:\n%s", 1 - survivor, declared ? "" : "not ",
               err.c_str());
     }
-    if (!dead) MPI_Barrier(MPI_COMM_WORLD);  // the dead modes' rank 1 is gone
+    if (!dead) MPI_Barrier(MPI_COMM_WORLD);  // in the dead modes the other rank is gone
     MPI_Finalize();
-    if (g_rank == 0) std::printf("%s: ok\n", mode.c_str());
+    if (g_rank == survivor) std::printf("%s: ok\n", mode.c_str());
     return 0;
 }
