@@ -849,7 +849,8 @@ WEFT_API int weft_net_init(const weft_net_config_t *cfg);
  * Under mpi every rank calls it (it waits for the others, except a rank
  * declared dead: one that answers nothing for WEFT_NET_PEER_TIMEOUT while it
  * waits is declared so then), and it calls MPI_Finalize if weft_net_init
- * initialised MPI.
+ * initialised MPI, unless a rank was declared dead (Open MPI's MPI_Finalize
+ * can wait for a dead rank for ever; a line on stderr says it was skipped).
  * Errors: ENOTCONN no job is running; EBUSY a thread is blocked sending to or
  *         receiving from a port (nothing is changed).
  * Undefined: a thread entering a weft_net_* call on a port of this job while

@@ -307,7 +307,18 @@ class mpi_transport final : public transport {
 public:
     ~mpi_transport() override {
         if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
-        if (we_init_) MPI_Finalize();
+        if (!we_init_) return;
+        // Open MPI 4.1's MPI_Finalize ends with a fence over every rank of the
+        // job, which can wait for a dead one for ever (docs/design/mpi.md, "A
+        // rank that dies"): after a death MPI is left to the process's exit.
+        for (int r = 0; r < size_; ++r) {
+            if (peers_ && peers_[r].dead.load(memory_order_relaxed) != 0) {
+                std::fprintf(stderr, "weft: mpi transport: node %d was declared dead: MPI_Finalize is not called "
+                                     "(it could wait for that rank for ever)\n", r);
+                return;
+            }
+        }
+        MPI_Finalize();
     }
 
     int init(const transport_config&) {
