@@ -116,11 +116,11 @@ constexpr int kTagFrame = 1;
 
 // --- Liveness (docs/design/mpi.md, "A rank that dies") -------------------------------
 // A peer that answered nothing (no frame at all) for the peer timeout while a
-// thread waited on it is declared dead. Default: 30 s, four orders of magnitude
-// above the longest a live peer takes to answer (its progress runs at every
-// scheduling point, at most 1 ms apart when idle; a rank descheduled on a loaded
-// machine answers within tens of ms), and short against a user's patience with a
-// hung program. WEFT_NET_PEER_TIMEOUT (ms) sets it, or `off`.
+// thread waited on it is declared dead. Default: 30 s, three to four orders of
+// magnitude above the longest a live peer takes to answer (its progress runs at
+// every scheduling point, at most 1 ms apart when idle, plus a scheduler quantum
+// of milliseconds when its rank waits for a CPU), and short against a user's
+// patience with a hung program. WEFT_NET_PEER_TIMEOUT (ms) sets it, or `off`.
 constexpr std::int64_t kPeerTimeoutDefaultMs = 30'000;
 constexpr unsigned long long kPeerTimeoutMinMs = 100;         // below, scheduling noise could look like death
 constexpr unsigned long long kPeerTimeoutMaxMs = 86'400'000;  // a day
@@ -255,7 +255,8 @@ struct alignas(64) peer {
     // compared with the clock, ordering nothing; stored by progress only.
     atomic<std::int64_t> heard_ns{0};
     // 0, or kPeerDead once it is declared dead (for good). Written under lock;
-    // read relaxed by a send's first look (the credit wait reads it under lock).
+    // read under it by the credit wait, relaxed elsewhere (a stale 0 lets at
+    // most a frame more go to a dead peer).
     atomic<int> dead{0};
     std::int64_t pinged_ns = 0;  // when the last liveness ping went to it (0: none)
 };
