@@ -75,6 +75,9 @@ WEFT_API int weft_rpc_server_destroy(weft_rpc_server_t s);
  *   EPIPE     the server stopped before it ran the call (its port was closed
  *             or destroyed while the request was queued or being sent)
  *   ETIMEDOUT no reply in time (a late reply is discarded by the next call)
+ *   EHOSTDOWN the server's node is declared dead (mpi: it answered nothing for
+ *             WEFT_NET_PEER_TIMEOUT while the caller waited; with any timeout,
+ *             WEFT_NET_FOREVER too), or was before the call
  *   ENOSYS    the server has no function fn_id
  *   EPROTO    the function's type signature at the server differs from the
  *             caller's (C++ stubs only; a C call is untyped)
@@ -121,7 +124,9 @@ WEFT_API int weft_rpc_call_typed(weft_port_id_t port, int fn_id, uint64_t sig, c
  * one thread on node 0, started by weft_net_init, at the port
  * weft_net_names_port returns (node 0, index 1: the second port the job
  * creates, after node 0's barrier port). Names are 1..WEFT_NET_NAME_MAX
- * bytes, NUL-terminated. Contexts: weft thread or external. */
+ * bytes, NUL-terminated. Contexts: weft thread or external.
+ * Each call below also returns EHOSTDOWN when node 0 is declared dead (mpi),
+ * as weft_rpc_call does. */
 #define WEFT_NET_NAME_MAX 255
 
 /* Errors: ENOTCONN no job; EINVAL null name or empty; ENAMETOOLONG longer
@@ -147,7 +152,9 @@ WEFT_API int weft_net_names_port(weft_port_id_t *id);
  * gathers the arrivals and sends the releases. Node-local synchronization is
  * weft_barrier_*.
  * Errors: ENOTCONN no job; EBUSY another thread of this node is in the
- *         barrier now; EPIPE or ENOENT a barrier port was closed or destroyed. */
+ *         barrier now; EPIPE or ENOENT a barrier port was closed or destroyed;
+ *         EHOSTDOWN a node it waits for is declared dead (mpi: node 0, or on
+ *         node 0 one that has not arrived; WEFT_NET_PEER_TIMEOUT). */
 WEFT_API int weft_net_barrier(void);
 
 #ifdef __cplusplus

@@ -840,13 +840,17 @@ typedef struct weft_net_status {
  * running.
  * Contexts: weft thread or external, the job not started.
  * Errors: EBUSY a job is running; EINVAL a bad field or WEFT_NET /
- *         WEFT_NET_LATENCY value, nodes other than the ranks under mpi, or
+ *         WEFT_NET_LATENCY / WEFT_MPI_THREAD / WEFT_NET_PEER_TIMEOUT value,
+ *         nodes other than the ranks under mpi, or
  *         MPI could not start (a message naming it and the valid values is
  *         printed to stderr); ENOMEM. */
 WEFT_API int weft_net_init(const weft_net_config_t *cfg);
 /* Ends the job: drops the messages still buffered and frees every port.
- * Under mpi every rank calls it (it waits for the others), and it calls
- * MPI_Finalize if weft_net_init initialised MPI.
+ * Under mpi every rank calls it (it waits for the others, except a rank
+ * declared dead: one that answers nothing for WEFT_NET_PEER_TIMEOUT while it
+ * waits is declared so then), and it calls MPI_Finalize if weft_net_init
+ * initialised MPI, unless a rank was declared dead (Open MPI's MPI_Finalize
+ * can wait for a dead rank for ever; a line on stderr says it was skipped).
  * Errors: ENOTCONN no job is running; EBUSY a thread is blocked sending to or
  *         receiving from a port (nothing is changed).
  * Undefined: a thread entering a weft_net_* call on a port of this job while
@@ -894,8 +898,14 @@ WEFT_API int weft_net_port_close(weft_port_id_t id);
  * Errors: ENOTCONN no job; ENOENT no such port (node, index or generation;
  *         destroyed); EMSGSIZE len is above the port's max_bytes (it could
  *         never be buffered); EPIPE the port was destroyed while the sender
- *         waited for room (the message is not delivered); EINVAL null buf
- *         with len > 0; ENOMEM. */
+ *         waited for room (the message is not delivered); EHOSTDOWN (mpi)
+ *         the port's node is declared dead: it answered nothing for
+ *         WEFT_NET_PEER_TIMEOUT (default 30 s) while this or another thread
+ *         waited for its answer (a port probe, credit, a large message's
+ *         transfer), and every send to it returns this from then on (not
+ *         ETIMEDOUT, which says a caller's own timeout passed; a message a
+ *         send returned 0 for before may be lost with the node);
+ *         EINVAL null buf with len > 0; ENOMEM. */
 WEFT_API int weft_net_send(weft_port_id_t to, int32_t tag, const void *buf, size_t len);
 /* Receives the oldest message of `port` (a port of the caller's node) into
  * buf (cap bytes), waiting at most timeout_ns (WEFT_NET_FOREVER: no limit).

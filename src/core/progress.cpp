@@ -4,8 +4,6 @@
 
 #include <sched.h>
 
-#include <time.h>
-
 #include "core/dispatch.hpp"
 #include "core/runtime.hpp"
 #include "core/tunables.hpp"
@@ -25,12 +23,6 @@ atomic<std::int64_t> g_active_ns{0};  // when the hook last did something (coars
 spinlock g_set_lock;
 // Picks since this worker last read the clock for the hook.
 thread_local std::uint32_t t_picks = 0;
-
-std::int64_t coarse_ns() {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 }  // namespace
 
 bool poll_now(std::int64_t now, bool waiting) {
@@ -45,7 +37,7 @@ bool poll_now(std::int64_t now, bool waiting) {
         // The precise clock only when the caller read it: an idle worker polls
         // in a tight loop.
         if (now != 0) g_last_ns.store(now, memory_order_relaxed);       // relaxed: a rate limit only
-        if (did) g_active_ns.store(coarse_ns(), memory_order_relaxed);  // relaxed: a heuristic only
+        if (did) g_active_ns.store(coarse_monotonic_ns(), memory_order_relaxed);  // relaxed: a heuristic only
     }
     g_inside.fetch_sub(1, memory_order_release);
     return did;
@@ -64,7 +56,7 @@ void poll_if_due() {
 using namespace progress_detail;
 
 bool progress_recently_active() {
-    return progress_hook_set() && coarse_ns() - g_active_ns.load(memory_order_relaxed) < tun::progress_active_ns;
+    return progress_hook_set() && coarse_monotonic_ns() - g_active_ns.load(memory_order_relaxed) < tun::progress_active_ns;
 }
 
 bool poll_before_wait(bool (*arrived)(void*), void* ctx) {

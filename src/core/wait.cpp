@@ -21,6 +21,12 @@ std::int64_t monotonic_ns() {
     return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+std::int64_t coarse_monotonic_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
 bool deadline_from_timespec(const timespec* ts, int clock, std::int64_t* out) {
     if (ts == nullptr || ts->tv_nsec < 0 || ts->tv_nsec >= 1'000'000'000 || ts->tv_sec < 0) return false;
     __int128 abs = __int128(ts->tv_sec) * 1'000'000'000 + ts->tv_nsec;

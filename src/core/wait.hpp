@@ -62,6 +62,10 @@ void wake_from(struct worker* w, wait_record* rec);
 
 // CLOCK_MONOTONIC now, nanoseconds.
 std::int64_t monotonic_ns();
+// CLOCK_MONOTONIC_COARSE now, nanoseconds: the same clock at the resolution
+// of the kernel's tick (1-4 ms), a few ns to read; for time stamps that are
+// compared at the scale of milliseconds or more, never for deadlines.
+std::int64_t coarse_monotonic_ns();
 
 // Converts an absolute deadline on `clock` (CLOCK_REALTIME or CLOCK_MONOTONIC)
 // to absolute CLOCK_MONOTONIC ns. False if ts is not a valid timespec.

@@ -10,10 +10,13 @@
 // round number to be told apart. 2(N-1) messages a round, node 0's latency
 // linear in N: the right shape for the tens of nodes weft's jobs have; a
 // tree would cut the latency to log N at the same message count.
+#include <algorithm>
 #include <cerrno>
 #include <memory>
 #include <new>
+#include <vector>
 
+#include "net/peer_wait.hpp"
 #include "net/port.hpp"
 #include "net/rpc.hpp"
 #include "sync/primitives.hpp"
@@ -29,20 +32,27 @@ std::unique_ptr<atomic<bool>[]> g_busy;
 
 std::uint32_t self_node() { return std::uint32_t(weft_net_self_node()); }
 
+// The waits end early when a node they wait for is declared dead (recv_from).
 int round_trip(std::uint32_t self, std::uint32_t nodes) {
     std::uint64_t token = 0;
     weft_net_status_t st{};
     if (self != 0) {
         if (int rc = weft_net_send(barrier_port(0), kArriveTag, &token, sizeof token); rc != 0) return rc;
+        const std::uint32_t gatherer = 0;
         do {
-            if (int rc = weft_net_recv(barrier_port(self), &token, sizeof token, &st, WEFT_NET_FOREVER); rc != 0)
-                return rc;
+            int rc = recv_from(std::span(&gatherer, 1), barrier_port(self), &token, sizeof token, &st,
+                               WEFT_NET_FOREVER);
+            if (rc != 0) return rc;
         } while (st.tag != kReleaseTag);  // anything else sent there is not the barrier's
         return 0;
     }
-    for (std::uint32_t got = 0; got + 1 < nodes;) {
-        if (int rc = weft_net_recv(barrier_port(0), &token, sizeof token, &st, WEFT_NET_FOREVER); rc != 0) return rc;
-        if (st.tag == kArriveTag) ++got;
+    std::vector<std::uint32_t> waited;  // the nodes not arrived yet
+    for (std::uint32_t n = 1; n < nodes; ++n) waited.push_back(n);
+    while (!waited.empty()) {
+        if (int rc = recv_from(waited, barrier_port(0), &token, sizeof token, &st, WEFT_NET_FOREVER); rc != 0)
+            return rc;
+        auto it = std::find(waited.begin(), waited.end(), st.source);
+        if (st.tag == kArriveTag && it != waited.end()) waited.erase(it);
     }
     for (std::uint32_t n = 1; n < nodes; ++n) {
         if (int rc = weft_net_send(barrier_port(n), kReleaseTag, &token, sizeof token); rc != 0) return rc;

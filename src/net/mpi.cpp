@@ -30,8 +30,14 @@
 //              naming service's) needs.
 //   port cache this rank's knowledge of remote ports: alive (with max_bytes)
 //              or the error a probe or a nack reported.
+//   liveness   a peer's last heard time (any frame from it); a thread waiting
+//              for a peer's answer pings it when it is silent, and declares it
+//              dead (EHOSTDOWN for its waiters and every later send) once it
+//              has answered nothing for the peer timeout (WEFT_NET_PEER_TIMEOUT;
+//              "Liveness" below, docs/design/mpi.md, "A rank that dies").
 //
-// A send (weft_net_send to another node), in order:
+// A send (weft_net_send to another node), in order (each wait watches the
+// peer's liveness; a peer declared dead fails the send at once):
 //   1. the port cache: an unknown port is probed (a probe frame; the thread
 //      waits for the reply): ENOENT or EMSGSIZE come back from here (a live
 //      port is kept in the cache, a missing one is asked about again next time);
@@ -73,6 +79,7 @@
 //
 // Lock order: progress_lock_ -> mpi_lock_ -> {peer::lock, pend_lock_, ctl_lock_,
 // cache_lock_, probe_lock_, a port's lock}; the last ones are never nested.
+// A completion's lock is taken alone, after the others are released.
 #include <mpi.h>
 #include <sched.h>
 
@@ -83,6 +90,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -132,6 +140,29 @@ constexpr std::int64_t kRetryMaxNs = 1'000'000;
 constexpr int kTagFrame = 1;
 constexpr int kTagBulk = 2;
 
+// --- Liveness (docs/design/mpi.md, "A rank that dies") -------------------------------
+// A peer that answered nothing (no frame at all) for the peer timeout while a
+// thread waited on it is declared dead. Default: 30 s, three to four orders of
+// magnitude above the longest a live peer takes to answer (its progress runs at
+// every scheduling point, at most 1 ms apart when idle, plus a scheduler quantum
+// of milliseconds when its rank waits for a CPU), and short against a user's
+// patience with a hung program. WEFT_NET_PEER_TIMEOUT (ms) sets it, or `off`.
+constexpr std::int64_t kPeerTimeoutDefaultMs = 30'000;
+constexpr unsigned long long kPeerTimeoutMinMs = 100;         // below, scheduling noise could look like death
+constexpr unsigned long long kPeerTimeoutMaxMs = 86'400'000;  // a day
+// A waiter looks at its peer's liveness this many times per timeout; from the
+// first look that finds the peer silent it pings it (a probe frame of id 0,
+// which any live peer's progress answers), at most once per look interval.
+constexpr std::int64_t kLivenessLooks = 4;
+// What the threads waiting on a dead peer, and every later send to it, return:
+// the peer is gone, which the caller's own timeouts (ETIMEDOUT) do not say.
+constexpr int kPeerDead = EHOSTDOWN;
+// The probe id of a liveness ping (a port probe's ids start at 1).
+constexpr std::uint64_t kPingId = 0;
+// Progress steps a waiter runs, at most, to receive a ping's answer before it
+// declares the peer dead (16 frames each).
+constexpr int kDrainSteps = 64;
+
 std::uint64_t charge_of(std::uint64_t len) { return std::min(len, kWindowBytes); }
 
 std::uint64_t port_key(std::uint32_t node, std::uint32_t index) { return (std::uint64_t(node) << 32) | index; }
@@ -163,9 +194,42 @@ struct completion {
         rec.linked = true;
         (void)wait(&rec, &lk, 0, what, object);
     }
+    // As await, until deadline_ns (absolute, monotonic): false if it passed first.
+    bool await_until(std::int64_t deadline_ns, const char* what, const void* object) {
+        spinlock_ref l(lk);
+        l.lock();
+        if (done) {
+            l.unlock();
+            return true;
+        }
+        rec.result = 0;  // rec serves again after a timeout: clear what that left
+        rec.futex.store(0, memory_order_relaxed);
+        rec.linked = true;
+        rec.unlink = &unlink_nothing;  // the timer's unlink: `linked` is the whole queue
+        (void)wait(&rec, &lk, deadline_ns, what, object);
+        l.lock();
+        bool d = done;
+        l.unlock();
+        return d;
+    }
+    // A heap completion whose waiter gives up (its peer is dead): whoever
+    // completes it frees it; true if that happened already (free it yourself).
+    bool abandon() {
+        spinlock_ref l(lk);
+        l.lock();
+        bool d = done;
+        abandoned = true;
+        l.unlock();
+        return d;
+    }
     void complete(int r, std::uint64_t v) {
         spinlock_ref l(lk);
         l.lock();
+        if (abandoned) {
+            l.unlock();
+            delete this;
+            return;
+        }
         result = r;
         value = v;
         done = true;
@@ -174,6 +238,10 @@ struct completion {
         l.unlock();
         if (sleeping) wake(&rec);
     }
+
+private:
+    bool abandoned = false;
+    static void unlink_nothing(wait_record*) {}
 };
 
 // A message of a peer's backlog: its port, header and a copy of its payload.
@@ -219,6 +287,16 @@ struct alignas(64) peer {
     bool stopping = false;      // its delivery thread ends (finalize)
     incoming* in_head = nullptr;  // progress only: its frames behind a bulk being received
     incoming* in_tail = nullptr;
+    // --- Liveness ---
+    // When a frame from it was last taken (coarse_monotonic_ns: a stamp per
+    // frame costs a few ns, and the timeout is at least 100 ms). Relaxed: a
+    // time compared with the clock, ordering nothing; stored by progress only.
+    atomic<std::int64_t> heard_ns{0};
+    // 0, or kPeerDead once it is declared dead (for good). Written under lock;
+    // read under it by the credit wait, relaxed elsewhere (a stale 0 lets at
+    // most a frame more go to a dead peer).
+    atomic<int> dead{0};
+    std::int64_t pinged_ns = 0;  // when the last liveness ping went to it (coarse clock; 0: none)
 };
 
 void unlink_credit(wait_record* rec) {
@@ -235,12 +313,19 @@ void unlink_delivery(wait_record* rec) {
 struct pending_send {
     void* buf = nullptr;
     completion* waiter = nullptr;
+    int dest = 0;  // a dead peer's sends may never complete: finalize does not wait for them
 };
 
 // A control frame waiting for the progress step to post it.
 struct ctl_frame {
     int dest = 0;
     wire_header h;
+};
+
+// A thread waiting for a probe's reply, and the node it asked.
+struct probe_wait {
+    completion* c = nullptr;
+    int node = 0;
 };
 
 struct port_entry {
@@ -254,7 +339,18 @@ public:
     ~mpi_transport() override {
         cancel_ring();
         if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
-        if (we_init_) MPI_Finalize();
+        if (!we_init_) return;
+        // Open MPI 4.1's MPI_Finalize ends with a fence over every rank of the
+        // job, which can wait for a dead one for ever (docs/design/mpi.md, "A
+        // rank that dies"): after a death MPI is left to the process's exit.
+        for (int r = 0; r < size_; ++r) {
+            if (peers_ && peers_[r].dead.load(memory_order_relaxed) != 0) {
+                std::fprintf(stderr, "weft: mpi transport: node %d was declared dead: MPI_Finalize is not called "
+                                     "(it could wait for that rank for ever)\n", r);
+                return;
+            }
+        }
+        MPI_Finalize();
     }
 
     int init(const transport_config&) {
@@ -263,6 +359,20 @@ public:
             if (iequals(v, "multiple")) multiple_ = true;
             else if (!iequals(v, "funneled")) {
                 complain("WEFT_MPI_THREAD", v, "one of: multiple, funneled");
+                return EINVAL;
+            }
+        }
+        timeout_ns_ = kPeerTimeoutDefaultMs * 1'000'000;
+        if (const char* v = env_value("WEFT_NET_PEER_TIMEOUT"); v != nullptr) {
+            unsigned long long ms = 0;
+            if (iequals(v, "off")) {
+                timeout_ns_ = 0;
+            } else if (parse_count(v, kPeerTimeoutMaxMs, &ms) && ms >= kPeerTimeoutMinMs) {
+                timeout_ns_ = std::int64_t(ms) * 1'000'000;
+            } else {
+                complain("WEFT_NET_PEER_TIMEOUT", v,
+                         "a number of milliseconds from " + std::to_string(kPeerTimeoutMinMs) + " to " +
+                             std::to_string(kPeerTimeoutMaxMs) + ", or off");
                 return EINVAL;
             }
         }
@@ -312,6 +422,7 @@ public:
     int start(job& j) override {
         j_ = &j;
         if (int rc = post_ring(); rc != 0) return rc;
+        for (int r = 0; r < size_; ++r) peers_[r].heard_ns.store(coarse_monotonic_ns(), memory_order_relaxed);
         for (int r = 0; r < size_; ++r) {
             if (r == rank_) continue;
             weft_attr_t attr;
@@ -352,7 +463,11 @@ public:
                     return EIO;
                 }
             }
-            if (done) return 0;
+            if (done) {
+                // Every rank reached the barrier: each was alive just now.
+                for (int r = 0; r < size_; ++r) peers_[r].heard_ns.store(coarse_monotonic_ns(), memory_order_relaxed);
+                return 0;
+            }
             weft_thread_yield();
             if (spins % 64 == 63) sched_yield();  // oversubscribed ranks: let the others run
         }
@@ -372,7 +487,7 @@ public:
                 h.kind = std::uint8_t(frame_kind::bye);
                 h.src_node = std::uint32_t(rank_);
                 h.dst_node = std::uint32_t(r);
-                post_ctl_locked(r, h);
+                if (peers_[r].dead.load(memory_order_relaxed) == 0) post_ctl_locked(r, h);
                 spinlock_ref l(peers_[r].lock);
                 l.lock();
                 peers_[r].bye_out = true;
@@ -380,13 +495,27 @@ public:
             }
         }
         progress_lock_.unlock();
-        // 2. Make progress until every peer's bye is in and our sends are done.
+        // 2. Make progress until every peer's bye is in and our sends are done,
+        //    watching the liveness of the peers whose bye is not: a dead one
+        //    sends none, and is no longer waited for.
+        std::vector<std::int64_t> next_look(std::size_t(size_), first_deadline());
         for (unsigned spins = 0;; ++spins) {
             progress_lock_.lock();
             step();
             bool done = quiet();
             progress_lock_.unlock();
             if (done) break;
+            if (timeout_ns_ != 0) {
+                std::int64_t now = monotonic_ns();
+                for (int r = 0; r < size_; ++r) {
+                    if (r == rank_ || now < next_look[std::size_t(r)]) continue;
+                    spinlock_ref l(peers_[r].lock);
+                    l.lock();
+                    bool waited = !peers_[r].bye_in;
+                    l.unlock();
+                    if (waited) (void)look_at(r, &next_look[std::size_t(r)]);
+                }
+            }
             weft_thread_yield();
             if (spins % 64 == 63) sched_yield();  // oversubscribed ranks: let the others run
         }
@@ -398,16 +527,22 @@ public:
     int send(const weft_port_id_t& to, msg_header h, const void* buf, std::size_t len) override {
         peer& p = peers_[to.node];
         if (len > kWireMaxPayload) return EMSGSIZE;  // no frame carries it (wire.hpp)
+        if (int d = p.dead.load(memory_order_relaxed); d != 0) return d;  // declared dead: at once
         // 1. The port: known, or probed.
         if (int rc = check_port(to, len); rc != 0) return rc;
         // 2. Credit.
         std::uint64_t charge = charge_of(len);
+        std::int64_t next_look = -1;  // set when the first wait comes (no clock read on the fast path)
         spinlock_ref l(p.lock);
         l.lock();
         for (;;) {
             if (p.bye_out) {
                 l.unlock();
                 return ENOTCONN;
+            }
+            if (int d = p.dead.load(memory_order_relaxed); d != 0) {
+                l.unlock();
+                return d;
             }
             bool held = contains(p.held_out, slot_key(to.index, to.gen));
             bool fits = !held && p.cred_msgs != 0 && (p.cred_bytes >= charge);
@@ -423,9 +558,14 @@ public:
                 l.lock();
                 continue;
             }
+            // Credit or a resume comes from the peer: wait for it with an eye on
+            // the peer's liveness (a dead one sends neither).
             wait_record rec;
             wait_list(p.cw_head, p.cw_tail).push_back(&rec, &p, &unlink_credit);
-            (void)wait(&rec, &p.lock, 0, "weft_net_send", &p);
+            if (next_look < 0) next_look = first_deadline();
+            if (wait(&rec, &p.lock, next_look, "weft_net_send", &p) == ETIMEDOUT) {
+                if (int d = look_at(int(to.node), &next_look); d != 0) return d;
+            }
             l.lock();
         }
         p.cred_msgs -= 1;
@@ -457,15 +597,19 @@ public:
         bool copy = len <= kCopyMax;
         auto* fb = static_cast<unsigned char*>(std::malloc(kWireHeaderBytes));
         auto* body = copy ? static_cast<unsigned char*>(std::malloc(len)) : nullptr;
-        if (fb == nullptr || (copy && body == nullptr)) {
+        // On the heap: a send from the caller's buffer to a peer that dies is
+        // left posted when its sender gives up, and completing it later must
+        // find its completion.
+        auto* c = copy ? nullptr : new (std::nothrow) completion;
+        if (fb == nullptr || (copy && body == nullptr) || (!copy && c == nullptr)) {
             std::free(fb);
             std::free(body);
+            delete c;
             give_back_credit(p, charge);
             return ENOMEM;
         }
         encode_header(wh, fb);
         if (copy) std::memcpy(body, buf, len);
-        completion c;
         int rc = 0;
         {
             // The peer posts its bulk receives in the order of the headers:
@@ -473,12 +617,33 @@ public:
             // either thread mode).
             lock_guard<spinlock> pair(mpi_lock_);
             rc = post_locked(int(to.node), kTagFrame, fb, kWireHeaderBytes, fb, nullptr);
-            if (rc == 0) rc = post_locked(int(to.node), kTagBulk, copy ? body : buf, len, body, copy ? nullptr : &c);
+            if (rc == 0) rc = post_locked(int(to.node), kTagBulk, copy ? body : buf, len, body, c);
             else std::free(body);
         }
-        if (rc != 0 || copy) return rc;
-        c.await("weft_net_send", &p);
-        return c.result;
+        if (copy) return rc;
+        if (rc != 0) {
+            delete c;
+            return rc;
+        }
+        if (int d = await_peer(*c, int(to.node)); d != 0) {
+            if (c->abandon()) delete c;  // completed meanwhile; else its completion frees it
+            return d;
+        }
+        rc = c->result;
+        delete c;
+        return rc;
+    }
+
+    // The liveness of the file's waits, for waits outside the transport.
+    std::int64_t first_look(std::uint32_t node) const override {
+        return int(node) == rank_ || node >= std::uint32_t(size_) ? 0 : first_deadline();
+    }
+    int look(std::uint32_t node, std::int64_t* next_ns) override {
+        if (timeout_ns_ == 0 || int(node) == rank_ || node >= std::uint32_t(size_)) {
+            *next_ns = 0;
+            return 0;
+        }
+        return look_at(int(node), next_ns);
     }
 
 private:
@@ -537,7 +702,7 @@ private:
             completion c;
             probe_lock_.lock();
             std::uint64_t id = ++probe_id_;
-            probes_[id] = &c;
+            probes_[id] = probe_wait{&c, int(to.node)};
             probe_lock_.unlock();
             wire_header q;
             q.kind = std::uint8_t(frame_kind::probe);
@@ -547,7 +712,10 @@ private:
             q.dst_gen = to.gen;
             q.arg0 = id;
             queue_ctl(int(to.node), q);
-            c.await("weft_net_send", &peers_[to.node]);
+            if (int d = await_peer(c, int(to.node)); d != 0) {
+                forget_probe(id, c);
+                return d;
+            }
             // ENOENT is not kept: the slot may get this very ID when its node
             // creates a port there (IDs agreed on in advance, as {node, 0, 0}).
             if (c.result != 0) return c.result;
@@ -612,7 +780,7 @@ private:
         }
         pend_lock_.lock();
         send_reqs_.push_back(req);
-        sends_.push_back(pending_send{owned, waiter});
+        sends_.push_back(pending_send{owned, waiter, dest});
         pend_lock_.unlock();
         return 0;
     }
@@ -640,6 +808,129 @@ private:
         int n = 0;
         MPI_Error_string(rc, text, &n);
         std::fprintf(stderr, "weft: mpi transport: %s with node %d failed: %s\n", call, peer_rank, text);
+    }
+
+    // --- Liveness (docs/design/mpi.md, "A rank that dies") ---------------------------
+    //
+    // Only a thread that waits for a peer's answer watches it: the wait has a
+    // deadline one look interval (timeout / kLivenessLooks) ahead, and when it
+    // passes the thread looks (look_at()):
+    //   1. the peer is dead already: the wait ends with kPeerDead;
+    //   2. it has been silent for the whole timeout and a ping sent at least one
+    //      interval ago is unanswered: this rank's own progress runs first (the
+    //      answer may be waiting in MPI while this rank was not scheduled), and
+    //      if nothing came, the peer is declared dead (declare_dead());
+    //   3. it has been silent for an interval, and not pinged in the last one:
+    //      a ping goes to it (posted at once, so that step 2 measures from when
+    //      it left), and any live peer's progress answers it;
+    //   4. the next look is one interval ahead.
+    // A live peer thus answers at least every interval while anyone waits on it,
+    // whatever it has to send, and a rank that was itself not running (all its
+    // workers computing, or the process stopped) never declares a peer dead
+    // before it has asked it and let its own progress look for the answer.
+
+    // The deadline of a first wait on a peer: one look interval ahead, or 0 (no
+    // deadline) when the timeout is off.
+    std::int64_t first_deadline() const { return timeout_ns_ == 0 ? 0 : monotonic_ns() + timeout_ns_ / kLivenessLooks; }
+
+    // A waiter's look at peer r once its deadline passed (steps above): 0 and
+    // the next deadline in *next, or kPeerDead.
+    int look_at(int r, std::int64_t* next) {
+        peer& p = peers_[r];
+        const std::int64_t interval = timeout_ns_ / kLivenessLooks;
+        *next = monotonic_ns() + interval;
+        std::int64_t now = coarse_monotonic_ns();  // the clock of heard_ns and pinged_ns
+        spinlock_ref l(p.lock);
+        l.lock();
+        if (int d = p.dead.load(memory_order_relaxed); d != 0) {
+            l.unlock();
+            return d;
+        }
+        std::int64_t heard = p.heard_ns.load(memory_order_relaxed);
+        std::int64_t pinged = p.pinged_ns;
+        l.unlock();
+        if (now - heard >= timeout_ns_ && pinged > heard && now - pinged >= interval) {
+            // 2. Receive what has come: this rank may have been the one not running.
+            for (int i = 0; i < kDrainSteps && p.heard_ns.load(memory_order_relaxed) < pinged; ++i) {
+                progress_lock_.lock();
+                bool did = step();
+                progress_lock_.unlock();
+                if (!did) break;
+            }
+            heard = p.heard_ns.load(memory_order_relaxed);
+            if (heard < pinged) return declare_dead(r, coarse_monotonic_ns() - heard);
+        }
+        if (now - heard >= interval && now - pinged >= interval) ping(r);  // 3.
+        return 0;
+    }
+
+    // Step 3: a probe of id kPingId (of port {r, 0, 0}: any port will do, the
+    // answer is all it asks for), posted now.
+    void ping(int r) {
+        wire_header q;
+        q.kind = std::uint8_t(frame_kind::probe);
+        q.src_node = std::uint32_t(rank_);
+        q.dst_node = std::uint32_t(r);
+        q.arg0 = kPingId;
+        {
+            mpi_guard g(*this);
+            post_ctl_locked(r, q);
+        }
+        peer& p = peers_[r];
+        spinlock_ref l(p.lock);
+        l.lock();
+        p.pinged_ns = coarse_monotonic_ns();
+        l.unlock();
+    }
+
+    // Declares peer r dead (once): its credit waiters and probe waiters wake
+    // with kPeerDead; a large send waiting on it sees it at its next look.
+    int declare_dead(int r, std::int64_t silent_ns) {
+        peer& p = peers_[r];
+        spinlock_ref l(p.lock);
+        l.lock();
+        if (p.dead.load(memory_order_relaxed) != 0) {  // another waiter was first
+            l.unlock();
+            return kPeerDead;
+        }
+        p.dead.store(kPeerDead, memory_order_relaxed);
+        wait_record* woken = take_credit_waiters(p);  // they look again and find it dead
+        l.unlock();
+        std::fprintf(stderr, "weft: mpi transport: node %d answered nothing for %.1f s; declared dead\n", r,
+                     double(silent_ns) / 1e9);
+        wake_chain(woken);
+        std::vector<completion*> probes;
+        probe_lock_.lock();
+        for (auto it = probes_.begin(); it != probes_.end();) {
+            if (it->second.node == r) {
+                probes.push_back(it->second.c);
+                it = probes_.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        probe_lock_.unlock();
+        for (completion* c : probes) c->complete(kPeerDead, 0);
+        return kPeerDead;
+    }
+
+    // Waits for c, an answer of peer r, watching r's liveness: 0 once c is
+    // done, or kPeerDead.
+    int await_peer(completion& c, int r) {
+        std::int64_t next = first_deadline();
+        for (;;) {
+            if (c.await_until(next, "weft_net_send", &peers_[r])) return 0;
+            if (int d = look_at(r, &next); d != 0) return d;
+        }
+    }
+
+    // A probe whose waiter gives up: out of the map, or, if a reply or a
+    // declaration took it out first, completed by it (at once) before c goes.
+    void forget_probe(std::uint64_t id, completion& c) {
+        probe_lock_.lock();
+        bool mine = probes_.erase(id) != 0;
+        probe_lock_.unlock();
+        if (!mine) c.await("weft_net_send", &c);
     }
 
     // --- The progress step (progress_lock_ held) ------------------------------------
@@ -764,6 +1055,8 @@ private:
     // A frame from the ring (its bytes are the slot's until it is posted
     // again): decoded, then acted on now, or after its peer's earlier bulk.
     void accept(const unsigned char* bytes, std::size_t n, int source) {
+        // Any frame, even a malformed one, shows the peer alive.
+        peers_[source].heard_ns.store(coarse_monotonic_ns(), memory_order_relaxed);
         decoded_frame f;
         wire_context ctx{std::uint32_t(size_), std::uint32_t(rank_), std::uint32_t(source)};
         if (wire_error e = decode_frame(bytes, n, ctx, &f); e != wire_error::none) {
@@ -871,7 +1164,7 @@ private:
             peer& p = peers_[f.dest];
             spinlock_ref l(p.lock);
             l.lock();
-            bool gone = p.bye_out;
+            bool gone = p.bye_out || p.dead.load(memory_order_relaxed) != 0;
             l.unlock();
             if (!gone) post_ctl_locked(f.dest, f.h);
         }
@@ -921,9 +1214,10 @@ private:
             break;
         }
         case frame_kind::probe_reply: {
+            if (h.arg0 == kPingId) break;  // a liveness ping's answer: the stamp above is all it is for
             probe_lock_.lock();
             auto it = probes_.find(h.arg0);
-            completion* c = it != probes_.end() ? it->second : nullptr;
+            completion* c = it != probes_.end() ? it->second.c : nullptr;
             if (c != nullptr) probes_.erase(it);
             probe_lock_.unlock();
             if (c != nullptr) c->complete(h.tag, h.arg1);
@@ -1146,21 +1440,24 @@ private:
         }
     }
 
-    // Finalize may end: every peer said bye, our sends and receives are done
-    // (progress_lock_ held).
+    // Finalize may end: every peer said bye (or is dead), our sends to live
+    // peers and their bulks to us are done (progress_lock_ held).
     bool quiet() {
         for (int r = 0; r < size_; ++r) {
             if (r == rank_) continue;
             spinlock_ref l(peers_[r].lock);
             l.lock();
-            bool in = peers_[r].bye_in;
+            bool dead = peers_[r].dead.load(memory_order_relaxed) != 0;
+            bool in = peers_[r].bye_in || dead;
             l.unlock();
             if (!in) return false;
+            if (!dead && peers_[r].in_head != nullptr) return false;  // a bulk of a live peer still coming
         }
         pend_lock_.lock();
-        bool sends = !send_reqs_.empty();
+        bool sends = false;
+        for (const pending_send& s : sends_) sends |= peers_[s.dest].dead.load(memory_order_relaxed) == 0;
         pend_lock_.unlock();
-        return !sends && incoming_ == 0;
+        return !sends;
     }
 
     // --- State ---------------------------------------------------------------------
@@ -1169,6 +1466,7 @@ private:
     int size_ = 1;
     bool we_init_ = false;   // we called MPI_Init_thread, so we call MPI_Finalize
     bool multiple_ = false;  // MPI_THREAD_MULTIPLE: senders call MPI_Isend themselves
+    std::int64_t timeout_ns_ = 0;  // the peer timeout; 0: off (set by init, read-only after)
     job* j_ = nullptr;
     std::unique_ptr<peer[]> peers_;
 
@@ -1197,7 +1495,7 @@ private:
 
     spinlock probe_lock_;
     std::uint64_t probe_id_ = 0;
-    std::unordered_map<std::uint64_t, completion*> probes_;
+    std::unordered_map<std::uint64_t, probe_wait> probes_;
 };
 
 }  // namespace

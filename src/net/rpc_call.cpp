@@ -17,6 +17,7 @@
 
 #include "core/runtime.hpp"
 #include "core/wait.hpp"
+#include "net/peer_wait.hpp"
 #include "net/port.hpp"
 #include "net/rpc.hpp"
 #include "sync/primitives.hpp"
@@ -122,12 +123,13 @@ WEFT_API int weft_rpc_call_typed(weft_port_id_t port, int fn_id, uint64_t sig, c
             if (wait_ns <= 0) return ETIMEDOUT;
         }
         weft_net_status_t st{};
-        int rc = weft_net_recv(c->reply, c->in.data(), c->in.capacity(), &st, wait_ns);
+        // The reply comes from the server's node: a dead one ends the wait.
+        int rc = recv_from(std::span(&port.node, 1), c->reply, c->in.data(), c->in.capacity(), &st, wait_ns);
         if (rc == EMSGSIZE) {
             if (!c->in.reserve(st.len)) return ENOMEM;
             continue;
         }
-        if (rc != 0) return rc;  // ETIMEDOUT; ENOENT/EPIPE if someone destroyed our reply port
+        if (rc != 0) return rc;  // ETIMEDOUT; EHOSTDOWN; ENOENT/EPIPE if someone destroyed our reply port
         decoded_frame d = decode_frame(c->in.data(), st.len);
         if (d.header_read && d.f.kind == frame_kind::reply && d.f.call_id != rq.call_id) continue;  // stale
         if (d.error != frame_error::none || d.f.kind != frame_kind::reply || d.f.fn_id != rq.fn_id) return EBADMSG;

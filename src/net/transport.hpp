@@ -57,6 +57,18 @@ public:
     // thread while the destination's buffer is full, if the transport can
     // tell; 0 once the message is in that buffer).
     [[nodiscard]] virtual int send(const weft_port_id_t& to, msg_header h, const void* buf, std::size_t len) = 0;
+    // Liveness, for a thread that waits outside the transport for a message
+    // from another node (an RPC reply, a barrier's release: peer_wait.hpp):
+    // when to look at `node` first (absolute CLOCK_MONOTONIC ns), or 0 if the
+    // transport cannot tell a dead node (inproc: every node is this process).
+    virtual std::int64_t first_look(std::uint32_t /*node*/) const { return 0; }
+    // The look, at that time: 0 and when to look next in *next_ns (not 0 for a
+    // node whose first_look was not), or the error of a node declared dead
+    // (mpi: EHOSTDOWN), which every send to it returns from then on.
+    [[nodiscard]] virtual int look(std::uint32_t /*node*/, std::int64_t* next_ns) {
+        *next_ns = 0;
+        return 0;
+    }
 };
 
 struct transport_config {

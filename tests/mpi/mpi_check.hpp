@@ -16,8 +16,12 @@
 inline int g_rank = 0;
 inline int g_size = 1;
 
+// Run first by fail(), if set: a program that redirected stderr puts it back.
+inline void (*g_before_fail)() = nullptr;
+
 // Prints the failure and aborts the MPI job (or, outside MPI, this process).
 [[noreturn]] inline void fail(int line, const char* fmt, ...) {
+    if (g_before_fail != nullptr) g_before_fail();
     va_list ap;
     va_start(ap, fmt);
     std::fprintf(stderr, "FAIL rank %d, line %d: ", g_rank, line);
