@@ -205,6 +205,17 @@ void unlink_all(rx_link* links, std::size_t n) {
     }
 }
 
+// Links one-port receiver w, taking up to cap bytes into buf, into p's rx list
+// through l (p's lock held).
+void link_receiver(port* p, rx_waiter& w, rx_link& l, void* buf, std::size_t cap) {
+    w.buf = buf;
+    w.cap = cap;
+    l.w = &w;
+    l.p = p;
+    rx_push(p, &l);
+    w.rec.linked = true;
+}
+
 // poll_before_wait's test for a polling one-port receiver: claimed.
 bool roused(void* ctx) { return static_cast<rx_waiter*>(ctx)->roused.load(memory_order_acquire); }
 
@@ -280,14 +291,9 @@ int recv_one(port* p, const weft_port_id_t& id, void* buf, std::size_t cap, weft
             polled = true;
             if (deadline == 0 || deadline - now > tun::progress_wait_spin_ns) {
                 rx_waiter w;
-                w.buf = buf;
-                w.cap = cap;
                 w.polling = true;
                 rx_link l;
-                l.w = &w;
-                l.p = p;
-                rx_push(p, &l);
-                w.rec.linked = true;
+                link_receiver(p, w, l, buf, cap);
                 lk.unlock();
                 (void)poll_before_wait(&roused, &w);
                 lk.lock();
@@ -307,13 +313,8 @@ int recv_one(port* p, const weft_port_id_t& id, void* buf, std::size_t cap, weft
         }
         std::int64_t wake_at = deadline == 0 ? next_ready : (next_ready < deadline ? next_ready : deadline);
         rx_waiter w;
-        w.buf = buf;
-        w.cap = cap;
         rx_link l;
-        l.w = &w;
-        l.p = p;
-        rx_push(p, &l);
-        w.rec.linked = true;
+        link_receiver(p, w, l, buf, cap);
         w.rec.queue = &l;
         w.rec.unlink = &unlink_rx_one;
         rc = wait(&w.rec, &p->lock, wake_at == INT64_MAX ? 0 : wake_at, "weft_net_recv", p);

@@ -46,6 +46,21 @@ inline void (*g_before_fail)() = nullptr;
         if (rc_ != (want)) fail(__LINE__, "%s returned %d (%s), expected %d", #expr, rc_, std::strerror(rc_), (want)); \
     } while (0)
 
+// Starts weft and its mpi job with NET_MPI_TEST_WORKERS workers per rank
+// (default 1; more run the progress step beside the waiters on other kernel
+// threads: for TSan); weft_net_init must return net_rc. Returns the worker
+// count.
+inline int start_weft_mpi(int net_rc = 0) {
+    const char* workers = std::getenv("NET_MPI_TEST_WORKERS");
+    weft_config_t wc{};
+    wc.workers = workers != nullptr ? std::atoi(workers) : 1;
+    CHECK_RC(weft_init(&wc), 0);
+    weft_net_config_t cfg{};
+    cfg.transport = "mpi";
+    CHECK_RC(weft_net_init(&cfg), net_rc);
+    return wc.workers;
+}
+
 // A barrier of the program's own MPI that blocks only this thread: a blocking
 // MPI call would hold this rank's worker, and with it the progress that other
 // ranks' senders wait for (docs/design/mpi.md, "The program's own MPI calls").

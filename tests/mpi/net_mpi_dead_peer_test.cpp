@@ -291,13 +291,7 @@ int main(int argc, char** argv) {
     if (weft_inits) {
         // No MPI before weft_net_init: every rank captures (rank 1 dies anyway).
         cap.start();
-        const char* workers = std::getenv("NET_MPI_TEST_WORKERS");
-        weft_config_t wc{};
-        wc.workers = workers != nullptr ? std::atoi(workers) : 1;
-        CHECK_RC(weft_init(&wc), 0);
-        weft_net_config_t cfg{};
-        cfg.transport = "mpi";
-        CHECK_RC(weft_net_init(&cfg), 0);
+        start_weft_mpi();
         g_rank = weft_net_self_node();
         g_size = weft_net_num_nodes();
         CHECK(g_size == 2, "run it under mpiexec with 2 ranks (this job has %d)", g_size);
@@ -331,16 +325,9 @@ int main(int argc, char** argv) {
     }
     if (dead) MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);  // the survivor outlives the other
     if (g_rank == survivor) cap.start();
-    // One worker per rank, as tests/mpi/net_mpi_test.cpp; NET_MPI_TEST_WORKERS=N
-    // runs N (the progress step then runs beside the waiters: for TSan).
-    const char* workers = std::getenv("NET_MPI_TEST_WORKERS");
-    weft_config_t wc{};
-    wc.workers = workers != nullptr ? std::atoi(workers) : 1;
-    CHECK_RC(weft_init(&wc), 0);
-    weft_net_config_t cfg{};
-    cfg.transport = "mpi";
+    // One worker per rank, as tests/mpi/net_mpi_test.cpp (start_weft_mpi).
     if (mode == "bad-timeout") {
-        CHECK_RC(weft_net_init(&cfg), EINVAL);
+        start_weft_mpi(EINVAL);
         const std::string err = g_rank == survivor ? cap.stop() : std::string();
         CHECK(g_rank != survivor || err.find("weft: WEFT_NET_PEER_TIMEOUT='99' is invalid: expected a number of "
                                              "milliseconds from 100 to 86400000, or off\n") != std::string::npos,
@@ -350,7 +337,7 @@ int main(int argc, char** argv) {
         if (g_rank == survivor) std::printf("%s: ok\n", mode.c_str());
         return 0;
     }
-    CHECK_RC(weft_net_init(&cfg), 0);
+    start_weft_mpi();
     exchange_pids();
     if (port_mode) dead_ports(mode);
     else if (mode == "dead-rpc") dead_rpc();

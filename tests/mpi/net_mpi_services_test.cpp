@@ -310,14 +310,7 @@ int main(int argc, char** argv) {
         MPI_Finalize();
         return 2;
     }
-    // NET_MPI_TEST_WORKERS=N: N workers per rank (default 1), as net_mpi_test.
-    const char* workers = std::getenv("NET_MPI_TEST_WORKERS");
-    weft_config_t wc{};
-    wc.workers = workers != nullptr ? std::atoi(workers) : 1;
-    CHECK_RC(weft_init(&wc), 0);
-    weft_net_config_t cfg{};
-    cfg.transport = "mpi";
-    CHECK_RC(weft_net_init(&cfg), 0);
+    start_weft_mpi();  // NET_MPI_TEST_WORKERS=N: N workers per rank (default 1)
     struct {
         const char* name;
         void (*run)();

@@ -437,17 +437,9 @@ int main(int argc, char** argv) {
     // step runs at scheduling points and on idle workers only), which makes
     // back_pressure's count of a drained burst an exact check of the port's
     // bound. The threads of a rank are still concurrent weft threads.
-    // NET_MPI_TEST_WORKERS=N runs N instead (the progress step then runs
-    // beside senders on other kernel threads: for TSan); the burst check is
-    // then left out, the order and the counts stay.
-    const char* workers = std::getenv("NET_MPI_TEST_WORKERS");
-    g_workers = workers != nullptr ? std::atoi(workers) : 1;
-    weft_config_t wc{};
-    wc.workers = g_workers;
-    CHECK_RC(weft_init(&wc), 0);
-    weft_net_config_t cfg{};
-    cfg.transport = "mpi";
-    CHECK_RC(weft_net_init(&cfg), 0);
+    // NET_MPI_TEST_WORKERS=N runs N instead (start_weft_mpi); the burst
+    // check is then left out, the order and the counts stay.
+    g_workers = start_weft_mpi();
     CHECK(weft_net_self_node() == g_rank && weft_net_num_nodes() == g_size, "node %d of %d", weft_net_self_node(),
           weft_net_num_nodes());
     struct {
