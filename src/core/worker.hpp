@@ -80,6 +80,10 @@ struct alignas(64) worker {
     // inbox's pinned ults and leaves everything else to the active workers.
     atomic<bool> dropped{false};
     atomic<bool> idle_now{false};                     // in its idle ult (not running a ult)
+    // While it is the spinning worker and runs a thread the policy let it
+    // keep the role for (spinner_keep_ns): when the role may be taken from
+    // it (monotonic ns); 0 otherwise. Written by the owner, read by pushes.
+    atomic<std::int64_t> spin_keep_until{0};
     ult_queue inbox;                                  // pinned ults ready for this worker
 
     pthread_t kthread{};

@@ -119,6 +119,7 @@ struct alignas(64) ws_worker {
     std::uint64_t pushes = 0;           // threads queued by ready(): a stolen thread that spawns or wakes one
     std::uint64_t pushes_at_steal = 0;
     std::int64_t stolen_at_ns = 0;      // the last steal, not yet judged; 0: none
+    ult* last_stolen = nullptr;         // the thread of that steal (spinner_keep_ns)
     int futile_streak = 0;
     std::int64_t nap_next_ns = tun::ws_nap_first_ns;
     std::int64_t nap_due_ns = 0;        // the nap the idle loop takes next; 0: none
@@ -213,10 +214,12 @@ ult* steal_round(ws_state& s, int self, bool with_yielded) {
 // Judges the worker's last steal (the stolen thread has stopped and the
 // worker's own deques are empty). True when it ends a run of
 // tun::ws_futile_streak futile steals: the caller returns nothing, and the
-// idle loop naps for nap_due_ns.
+// idle loop naps for nap_due_ns if it is the spinning worker (a worker that
+// steals no more has nothing to nap away from).
 bool after_futile_steal(ws_worker& me) {
     bool futile = me.pushes == me.pushes_at_steal && monotonic_ns() - me.stolen_at_ns < tun::ws_futile_steal_ns;
     me.stolen_at_ns = 0;
+    me.last_stolen = nullptr;
     if (!futile) {
         me.futile_streak = 0;
         me.nap_next_ns = tun::ws_nap_first_ns;
@@ -261,8 +264,30 @@ ult* ws_pick_next(void* self, int w) {
     if (t != nullptr) {
         me.stolen_at_ns = monotonic_ns();
         me.pushes_at_steal = me.pushes;
+        me.last_stolen = t;
     }
     return t;
+}
+
+// An idle worker that is not the spinning worker: its own deques only.
+ult* ws_pick_local(void* self, int w) {
+    assert_owner(w);
+    ws_state& s = st(self);
+    ws_worker& me = s.w[w];
+    if (ult* t = take_local(me, s.n < 2)) return t;
+    // The stolen thread has stopped: judge the steal here too, since a worker
+    // whose thread blocks looks here first (dispatch), not in pick_next.
+    if (me.stolen_at_ns != 0) (void)after_futile_steal(me);
+    return nullptr;
+}
+
+// The spinning worker keeps its role while it runs a thread it stole in a run
+// of futile steals: that thread will most likely block at once, and handing
+// the role on would wake another worker to steal the next link of the chain
+// (docs/design/ws.md, "One thief at a time").
+std::int64_t ws_spinner_keep_ns(void* self, int w, ult* t) {
+    ws_worker& me = st(self).w[w];
+    return t == me.last_stolen && me.futile_streak > 0 ? tun::ws_futile_steal_ns : 0;
 }
 
 std::int64_t ws_idle_nap_ns(void* self, int w) { return std::exchange(st(self).w[w].nap_due_ns, 0); }
@@ -323,6 +348,8 @@ const sched_policy_def ws_policy = {
     .ready = ws_ready,
     .pick_next = ws_pick_next,
     .yield_swap = ws_yield_swap,
+    .pick_local = ws_pick_local,
+    .spinner_keep_ns = ws_spinner_keep_ns,
     .has_work = ws_has_work,
     .idle_nap_ns = ws_idle_nap_ns,
     .add_stats = ws_add_stats,
