@@ -125,6 +125,7 @@
 //
 // Data (not a callback):
 //   idle_yield_rounds        Optional (0: the core's default). An idle worker
+//                            (with pick_local: the spinning worker only)
 //                            first spins: tun::idle_spins failed looks for work
 //                            (has_work, then pick_next), each followed by a
 //                            pause; then a few sched_yield()s; then it parks.

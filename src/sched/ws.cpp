@@ -53,9 +53,12 @@
 // scheduling decisions (Go's runtime checks its global queue every 61
 // schedticks for the same reason).
 //
-// Idle workers (src/core/worker.cpp) look for work with has_work (a scan of
-// every deque's size) and pick_next, with a sched_yield() between failed
-// looks (tun::ws_idle_yield_rounds), then park. The yield is Arora, Blumofe & Plaxton's: under
+// Idle workers (src/core/worker.cpp): at most one steals, the spinning worker
+// (core/sleep/README.md, "The spinning worker"; Go's rule): it looks with
+// has_work (a scan of every deque's size) and pick_next, with a sched_yield()
+// between failed looks (tun::ws_idle_yield_rounds), then parks; the others
+// look at their own deques (pick_local) and park. A push wakes a parked
+// worker only when none spins. The yield is Arora, Blumofe & Plaxton's: under
 // multiprogramming a thief that spins keeps the processor from a descheduled
 // worker that may hold the very thread everyone waits for; yielding gives it
 // the processor. WEFT_WS_YIELD=off takes the yield away, for the experiment
@@ -67,23 +70,29 @@
 // thief steals the next one, and so on, once per spawn. It then keeps a CPU
 // busy for a program with nothing to run in parallel, moves the chain
 // between CPUs, and never parks, since each steal starts its idle stages
-// over (and a parked thief would be woken by the next push). So each steal
+// over. So each steal
 // is judged when the thief next looks for work: futile if the stolen thread
 // stopped within tun::ws_futile_steal_ns and queued nothing meanwhile (no
 // spawn, no wake-up on this worker). After tun::ws_futile_streak futile
 // steals in a row, the look returns nothing and the idle loop naps
 // (idle_nap_ns; policy.hpp), out of notify_work's reach, for
 // tun::ws_nap_first_ns, doubled after each further futile steal up to
-// tun::ws_nap_max_ns; a steal that was not futile ends the streak.
+// tun::ws_nap_max_ns; a steal that was not futile ends the streak. The napping
+// thief is the spinning worker and keeps the role through its naps and
+// through each steal made in a streak (spinner_keep_ns), so that the chain's
+// pushes wake no other thief (docs/design/ws.md, "One thief at a time").
 // Arora, Blumofe & Plaxton's thief yields its processor between failed steal
 // attempts; this one also gives it back between steals that fail in effect
 // (docs/design/ws.md, "Futile steals").
 //
 // Lost wake-ups: a push is one release store of bottom; make_ready then runs
-// the core's notify_work (light fence, load of `sleepers`). A parking worker
-// increments `sleepers`, runs the heavy fence, and makes one last full round.
-// The two fences make this a store-buffering pair: either the round sees the
-// new bottom, or notify_work sees the sleeper and wakes it (see ws.md).
+// the core's notify_work (light fence, load of `sleepers`, then of the
+// spinner). The spinning worker, before it parks, gives its role up,
+// increments `sleepers`, runs the heavy fence, and makes one last full round;
+// another idle worker, after the same fence, looks at its own deques and
+// takes the role if nobody has it. The fences make these store-buffering
+// pairs: either the round sees the new bottom, or notify_work sees the
+// sleeper or the spinner (core/sleep/README.md, "The spinning worker").
 //
 // Statistics: steals and failed steals, counted by each worker in its own
 // counters (relaxed load + store, no locked instruction); weft_stats_reset

@@ -705,7 +705,9 @@ TEST(SchedWsConcurrency, sixteen_workers_lose_no_spawn_while_spinners_and_sleepe
                         c->chain_total->fetch_add(run_chain(chain_depth), std::memory_order_relaxed);
                         c->leaves->fetch_add(run_spin_tree(tree_depth_), std::memory_order_relaxed);
                         EXPECT_EQ(weft_thread_yield(), 0);
-                        if ((r + c->id) % 3 == 0) EXPECT_EQ(weft_sleep_ns(500'000), 0);
+                        if ((r + c->id) % 3 == 0) {
+                            EXPECT_EQ(weft_sleep_ns(500'000), 0);
+                        }
                     }
                     return nullptr;
                 },
