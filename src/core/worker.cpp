@@ -287,9 +287,11 @@ void wake_worker(worker* target) {
 }
 
 // The waker's steps (core/sleep/README.md): light fence, then `sleepers`,
-// then `spinner`. A spinning worker that is looking will find the work; one
-// that runs a thread it kept the role for (spinner_keep_ns) loses the role
-// when that thread queues work (self == s) or has run past its keep.
+// then `spinner`. A spinning worker that is looking will find the work. One
+// that runs a thread it kept the role for (spinner_keep_ns), or naps after
+// it, keeps the role against pushes by the worker that thread came from
+// (while it runs the thread: until its keep has run out); a push by that
+// thread itself (self == s) or by any other worker takes the role back.
 void notify_work(worker* self) {
     runtime* rt = g_rt;
     light_fence();
@@ -297,8 +299,12 @@ void notify_work(worker* self) {
     worker* s = rt->spinner.load(memory_order_relaxed);
     if (s != nullptr) {
         if (s != self) {
-            std::int64_t until = s->spin_keep_until.load(memory_order_relaxed);
-            if (until == 0 || monotonic_ns() < until) return;
+            int from = s->spin_for.load(memory_order_relaxed);
+            if (from < 0) return;  // looking
+            if (self != nullptr && self->index == from) {
+                std::int64_t until = s->spin_keep_until.load(memory_order_relaxed);
+                if (until == 0 || monotonic_ns() < until) return;
+            }
         }
         if (!rt->spinner.compare_exchange_strong(s, nullptr, memory_order_seq_cst)) return;
     }
@@ -353,7 +359,9 @@ void worker_idle_loop(worker* w) {
             else if (progress_hook_set() && polls % 64 == 0) polling = progress_recently_active();
             // Only the spinning worker looks in the other workers' shares; the
             // others look at their own, then park (core/sleep/README.md, "The
-            // spinning worker"). Polling a progress hook, every idle worker looks.
+            // spinning worker"). Polling a progress hook, every idle worker
+            // looks. Looking, it keeps the role against every push.
+            if (w->spin_for.load(memory_order_relaxed) >= 0) w->spin_for.store(-1, memory_order_relaxed);
             const bool spinning = is_spinner(rt, w) || try_spin(rt, w) || !has_roles(rt);
             if (spinning || polling) {
                 if (may_have_work(rt, w) && (next = pick(w, true, /*steal=*/true)) != nullptr) break;
@@ -398,11 +406,13 @@ void worker_idle_loop(worker* w) {
         if (is_spinner(rt, w)) {
             // Found work as the spinning worker: keep the role while it runs
             // if the policy asks, else hand it on.
+            int from = -1;
             std::int64_t keep = rt->policy->spinner_keep_ns == nullptr
                                     ? 0
-                                    : rt->policy->spinner_keep_ns(rt->policy_state, w->index, next);
-            if (keep > 0) {
+                                    : rt->policy->spinner_keep_ns(rt->policy_state, w->index, next, &from);
+            if (keep > 0 && from >= 0) {
                 w->spin_keep_until.store(monotonic_ns() + keep, memory_order_relaxed);
+                w->spin_for.store(from, memory_order_relaxed);
             } else {
                 stop_spinning(rt, w);
                 hand_on(rt);

@@ -57,17 +57,21 @@
 //                            share (fifo, lifo, dfs: one shared queue, which
 //                            every idle worker may look at), and pick_next is
 //                            used.
-//   spinner_keep_ns(self, w, t)
+//   spinner_keep_ns(self, w, t, from)
 //                            Optional. Worker w, the spinning worker, has just
 //                            found t (from pick_next). Return > 0 to keep the
-//                            spinning role while w runs t, for at most that
-//                            many nanoseconds (the core takes it back when t
-//                            queues anything on w, or when a push comes after
-//                            that time); 0 to hand the role on at once (the
-//                            default). For a policy that knows t is likely to
-//                            stop at once without making work (ws: a steal in
-//                            a run of futile steals), so that no other worker
-//                            is woken to spin meanwhile.
+//                            spinning role while w runs t, and through the nap
+//                            that may follow (idle_nap_ns), setting *from to
+//                            the worker t was taken from; 0 to hand the role
+//                            on at once (the default). While w keeps it, a
+//                            push by *from leaves it there for the returned
+//                            nanoseconds (that worker's pushes are the chain t
+//                            came from), and a push by t itself or by any
+//                            other worker takes it back. For a policy that
+//                            knows t is likely to stop at once without making
+//                            work (ws: a steal in a run of futile steals), so
+//                            that no other worker is woken to spin for the
+//                            chain.
 //   has_work(self, w)        Optional. A cheap, possibly stale hint used by idle
 //                            workers while spinning: false may be wrong only if a
 //                            ready() is racing with it (the parking protocol
@@ -230,7 +234,7 @@ struct sched_policy_def {
     ult* (*pick_next)(void* self, int w) = nullptr;
     ult* (*yield_swap)(void* self, int w, ult* t) = nullptr;  // optional
     ult* (*pick_local)(void* self, int w) = nullptr;    // optional
-    std::int64_t (*spinner_keep_ns)(void* self, int w, ult* t) = nullptr;  // optional
+    std::int64_t (*spinner_keep_ns)(void* self, int w, ult* t, int* from) = nullptr;  // optional
     bool (*has_work)(void* self, int w) = nullptr;       // optional
     std::int64_t (*idle_nap_ns)(void* self, int w) = nullptr;  // optional
     void (*add_stats)(void* self, weft_stats_t* out) = nullptr;  // optional

@@ -129,6 +129,7 @@ struct alignas(64) ws_worker {
     std::uint64_t pushes_at_steal = 0;
     std::int64_t stolen_at_ns = 0;      // the last steal, not yet judged; 0: none
     ult* last_stolen = nullptr;         // the thread of that steal (spinner_keep_ns)
+    int last_victim = -1;               // the worker it was stolen from
     int futile_streak = 0;
     std::int64_t nap_next_ns = tun::ws_nap_first_ns;
     std::int64_t nap_due_ns = 0;        // the nap the idle loop takes next; 0: none
@@ -194,8 +195,9 @@ ult* take_local(ws_worker& me, bool solo) {
 }
 
 // Step 4: one round of steals, starting at a random victim. With
-// with_yielded false only work deques are robbed (see yield_swap).
-ult* steal_round(ws_state& s, int self, bool with_yielded) {
+// with_yielded false only work deques are robbed (see yield_swap). *from: the
+// worker the thread returned was taken from.
+ult* steal_round(ws_state& s, int self, bool with_yielded, int* from = nullptr) {
     const int n = s.n;
     if (n < 2) return nullptr;
     ws_worker& me = s.w[self];
@@ -210,9 +212,11 @@ ult* steal_round(ws_state& s, int self, bool with_yielded) {
         ws_worker& victim = s.w[v];
         // The size hint (two plain loads) skips the steal's fence and CAS
         // for deques that look empty: most of them, when workers go idle.
-        if (victim.work.size_hint() > 0 && (got = victim.work.steal_until_empty()) != nullptr) break;
-        if (with_yielded && victim.yielded.size_hint() > 0 && (got = victim.yielded.steal_until_empty()) != nullptr)
+        if ((victim.work.size_hint() > 0 && (got = victim.work.steal_until_empty()) != nullptr) ||
+            (with_yielded && victim.yielded.size_hint() > 0 && (got = victim.yielded.steal_until_empty()) != nullptr)) {
+            if (from != nullptr) *from = v;
             break;
+        }
         ++failed;
     }
     if (failed != 0) bump(me.failed_steals, failed);
@@ -269,7 +273,7 @@ ult* ws_pick_next(void* self, int w) {
     ws_worker& me = s.w[w];
     if (ult* t = take_local(me, s.n < 2)) return t;
     if (me.stolen_at_ns != 0 && after_futile_steal(me)) return nullptr;
-    ult* t = steal_round(s, w, /*with_yielded=*/true);
+    ult* t = steal_round(s, w, /*with_yielded=*/true, &me.last_victim);
     if (t != nullptr) {
         me.stolen_at_ns = monotonic_ns();
         me.pushes_at_steal = me.pushes;
@@ -294,9 +298,11 @@ ult* ws_pick_local(void* self, int w) {
 // of futile steals: that thread will most likely block at once, and handing
 // the role on would wake another worker to steal the next link of the chain
 // (docs/design/ws.md, "One thief at a time").
-std::int64_t ws_spinner_keep_ns(void* self, int w, ult* t) {
+std::int64_t ws_spinner_keep_ns(void* self, int w, ult* t, int* from) {
     ws_worker& me = st(self).w[w];
-    return t == me.last_stolen && me.futile_streak > 0 ? tun::ws_futile_steal_ns : 0;
+    if (t != me.last_stolen || me.futile_streak == 0) return 0;
+    *from = me.last_victim;
+    return tun::ws_futile_steal_ns;
 }
 
 std::int64_t ws_idle_nap_ns(void* self, int w) { return std::exchange(st(self).w[w].nap_due_ns, 0); }
