@@ -47,7 +47,10 @@ void set_current_worker(worker* w) {
 // worker (core/active.hpp) only its inbox. A caller that
 // holds a primitive's spinlock (block) must not fire timers: a timer takes the
 // lock of the primitive its waiter waits on, which may be that very lock.
-ult* pick(worker* w, bool fire_timers) {
+// From the policy, only what is w's own (pick_local) unless `steal`: only the
+// spinning worker looks in the other workers' shares (core/sleep/README.md,
+// "The spinning worker"); a policy without pick_local has no such shares.
+ult* pick(worker* w, bool fire_timers, bool steal) {
     runtime* rt = g_rt;
     ult* t = w->inbox.pop();
     if (t == nullptr) {
@@ -62,6 +65,7 @@ ult* pick(worker* w, bool fire_timers) {
         if (rt->timers->pending()) rt->timers->fire_expired(w);
         progress_at_pick();  // core/progress.hpp: rate-limited, a relaxed load when no hook is set
     }
+    if (!steal && rt->policy->pick_local != nullptr) return rt->policy->pick_local(rt->policy_state, w->index);
     return rt->policy->pick_next(rt->policy_state, w->index);
 }
 
@@ -121,11 +125,11 @@ void make_ready(worker* w, ult* t, ready_reason why) {
     }
     if (w == nullptr) {
         rt->inject.push(t);
-        notify_work();
+        notify_work(nullptr);
         return;
     }
     rt->policy->ready(rt->policy_state, w->index, t, why);
-    if (rt->nworkers > 1) notify_work();
+    if (rt->nworkers > 1) notify_work(w);
 }
 
 worker* yield(worker* w) {
@@ -142,7 +146,7 @@ worker* yield(worker* w) {
             check_stack_at_scheduling_point(self);
             return w;
         }
-        if (rt->nworkers > 1) notify_work();
+        if (rt->nworkers > 1) notify_work(w);
     } else {
         next = pick(w);
         if (next == nullptr) {

@@ -123,7 +123,7 @@ inline constexpr std::size_t eh_bytes = 2 * sizeof(void*);
         switch_inline(w, self, child);
         return w;
     }
-    if (rt->nworkers > 1) notify_work();
+    if (rt->nworkers > 1) notify_work(w);
     return w;
 }
 

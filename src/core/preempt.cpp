@@ -95,7 +95,7 @@ worker* await_turn(worker* w, std::uint32_t n) {
         ult* next = turn(rt->policy_state, w->index, self, &wait);
         if (next != self) {  // self is queued: run the higher-priority work first
             waiting_since = -1;
-            if (rt->nworkers > 1) notify_work();
+            if (rt->nworkers > 1) notify_work(w);
             switch_to(w, self, next);
             if (--runs_left == 0) return w;
             continue;

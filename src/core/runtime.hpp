@@ -69,7 +69,11 @@ struct runtime {
 
     // Parking (core/sleep/README.md). `sleepers` counts the parked active
     // workers (those notify_work may wake), `dormant` the parked dropped ones.
+    // `spinner` is the spinning worker, the one idle worker that looks for
+    // work in the other workers' shares (null: none): read by every push that
+    // finds a sleeper, written when the role changes hands.
     alignas(64) atomic<int> sleepers{0};
+    atomic<worker*> spinner{nullptr};
     atomic<int> dormant{0};
     spinlock park_lock;
     std::vector<worker*> parked;
@@ -135,10 +139,15 @@ worker* run_dummies(worker* w, std::uint32_t n);
 worker* await_turn(worker* w, std::uint32_t n);
 void run_post_switch(worker* w);
 void switch_to(worker*& w, ult* from, ult* to);
-ult* pick(worker* w, bool fire_timers = true);
+ult* pick(worker* w, bool fire_timers = true, bool steal = false);
 
-// Parking (src/core/worker.cpp).
-void notify_work();
+// Parking (src/core/worker.cpp; the protocol: core/sleep/README.md).
+// notify_work: work was queued (by worker `self`, or null: an external
+// thread); wake a parked worker to spin for it unless a worker spins already.
+// wake_one_parked: wake one parked worker whoever spins (a new earliest
+// timer). wake_worker: wake that worker (a ult pinned to it).
+void notify_work(worker* self);
+void wake_one_parked();
 void wake_worker(worker* target);
 void worker_idle_loop(worker* w);
 // Whether w may have something to run besides its current ult: a ready ult

@@ -63,8 +63,10 @@ void timer_heap::arm(timer_entry* e) {
         publish_next();
     }
     // A parked worker may be sleeping until a later deadline (or forever): wake
-    // one so that someone parks with this deadline in mind.
-    if (earliest) notify_work();
+    // one so that someone parks with this deadline in mind. Whether a worker
+    // spins does not matter here: the spinner may find work and run it
+    // instead of parking with this deadline (core/sleep/README.md, "Timers").
+    if (earliest) wake_one_parked();
 }
 
 void timer_heap::cancel(timer_entry* e) {

@@ -84,6 +84,53 @@ void unpark_self(runtime* rt, worker* w) {
     (void)leave_parked_set(rt, w);
 }
 
+// --- The spinning worker (core/sleep/README.md, "The spinning worker") ------
+// At most one idle worker looks in the other workers' shares (steals); a push
+// wakes a parked worker only when none does. Only for a policy with per-worker
+// shares (pick_local); for the others `spinner` stays null and every idle
+// worker looks at the shared queue.
+
+bool has_roles(runtime* rt) { return rt->policy->pick_local != nullptr && rt->nworkers > 1; }
+
+bool is_spinner(runtime* rt, worker* w) { return rt->spinner.load(memory_order_relaxed) == w; }
+
+// Takes the role if nobody has it.
+bool try_spin(runtime* rt, worker* w) {
+    worker* none = nullptr;
+    return has_roles(rt) && rt->spinner.load(memory_order_relaxed) == nullptr &&
+           rt->spinner.compare_exchange_strong(none, w, memory_order_seq_cst);
+}
+
+// Gives the role up, if w still has it (a push may have taken it: notify_work).
+// Seq_cst: the release is the store of the spinner's step S1 (README).
+void stop_spinning(runtime* rt, worker* w) {
+    worker* me = w;
+    rt->spinner.compare_exchange_strong(me, nullptr, memory_order_seq_cst);
+}
+
+// Wakes the last parked worker as the spinning worker if nobody spins (with
+// `role`; without, just wakes it). The role is given under park_lock together
+// with the claim, so that no push sees the role taken before a worker has it.
+void wake_parked(runtime* rt, bool role) {
+    worker* target = nullptr;
+    {
+        lock_guard<spinlock> g(rt->park_lock);
+        if (rt->parked.empty()) return;
+        target = rt->parked.back();
+        worker* none = nullptr;
+        if (role && !rt->spinner.compare_exchange_strong(none, target, memory_order_seq_cst)) return;
+        (void)leave_parked_set(rt, target);
+    }
+    rouse(rt, target);
+}
+
+// A spinning worker that found work, or gave the role up and then found work
+// in its last look, hands the role on (Go's resetspinning + wakep): pushes
+// made while it spun woke nobody, and some of that work may remain.
+void hand_on(runtime* rt) {
+    if (rt->sleepers.load(memory_order_relaxed) != 0) wake_parked(rt, true);
+}
+
 // Every worker asleep: the active ones parked, the dropped ones dormant.
 bool all_asleep(runtime* rt) {
     return rt->sleepers.load(memory_order_relaxed) + rt->dormant.load(memory_order_relaxed) == rt->nworkers;
@@ -139,8 +186,11 @@ void sleep_on_wake_word(runtime* rt, worker* w) {
 
 // Parks w until woken (or, with a timer armed, until its deadline): the
 // sleeper's steps of core/sleep/README.md, blocking on w's futex word.
-// Returns the ult found on the final look, if any.
-ult* park(runtime* rt, worker* w) {
+// Returns the ult found on the final look, if any. `was_spinning`: w gave the
+// spinning role up just before (step S1), and its last look is everywhere
+// (step S3); otherwise it looks at its own share and, if nobody spins, takes
+// the role instead of blocking (step N3).
+ult* park(runtime* rt, worker* w, bool was_spinning) {
     ult* found = nullptr;
     sleep::fall_asleep(
         [&] {  // step 1: in the parked set, and counted in `sleepers`
@@ -154,8 +204,9 @@ ult* park(runtime* rt, worker* w) {
         // with a full fence on both sides, one of us must see the other's write).
         [] { heavy_fence(); },
         [&] {  // step 3: look once more after announcing ourselves
-            found = pick(w);
-            return found != nullptr || rt->stopping.load(memory_order_acquire);
+            found = pick(w, true, /*steal=*/was_spinning || !has_roles(rt));
+            return found != nullptr || rt->stopping.load(memory_order_acquire) ||
+                   (!was_spinning && try_spin(rt, w));
         },
         [&] { sleep_on_wake_word(rt, w); },  // step 4
         [&] { unpark_self(rt, w); });        // step 5: leave the set if no waker took us out
@@ -170,7 +221,7 @@ ult* park(runtime* rt, worker* w) {
 // announced to the active workers. Returns the pinned ult found on the final
 // look, if any.
 ult* go_dormant(runtime* rt, worker* w) {
-    notify_work();
+    notify_work(nullptr);
     ult* found = nullptr;
     sleep::fall_asleep(
         [&] {
@@ -237,18 +288,36 @@ void wake_worker(worker* target) {
     rouse(rt, target);
 }
 
-void notify_work() {
+// The waker's steps (core/sleep/README.md): light fence, then `sleepers`,
+// then `spinner`. A spinning worker that is looking will find the work. One
+// that runs a thread it kept the role for (spinner_keep_ns), or naps after
+// it, keeps the role against pushes by the worker that thread came from
+// (while it runs the thread: until its keep has run out); a push by that
+// thread itself (self == s) or by any other worker takes the role back.
+void notify_work(worker* self) {
     runtime* rt = g_rt;
     light_fence();
     if (rt->sleepers.load(memory_order_relaxed) == 0) return;
-    worker* target = nullptr;
-    {
-        lock_guard<spinlock> g(rt->park_lock);
-        if (rt->parked.empty()) return;
-        target = rt->parked.back();
-        (void)leave_parked_set(rt, target);
+    worker* s = rt->spinner.load(memory_order_relaxed);
+    if (s != nullptr) {
+        if (s != self) {
+            int from = s->spin_for.load(memory_order_relaxed);
+            if (from < 0) return;  // looking
+            if (self != nullptr && self->index == from) {
+                std::int64_t until = s->spin_keep_until.load(memory_order_relaxed);
+                if (until == 0 || monotonic_ns() < until) return;
+            }
+        }
+        if (!rt->spinner.compare_exchange_strong(s, nullptr, memory_order_seq_cst)) return;
     }
-    rouse(rt, target);
+    wake_parked(rt, has_roles(rt));
+}
+
+void wake_one_parked() {
+    runtime* rt = g_rt;
+    light_fence();
+    if (rt->sleepers.load(memory_order_relaxed) == 0) return;
+    wake_parked(rt, false);
 }
 
 // The body of every worker's idle ult. Runs until the runtime stops.
@@ -257,6 +326,8 @@ void worker_idle_loop(worker* w) {
     for (;;) {
         std::int64_t idle_start = monotonic_ns();
         w->idle_now.store(true, memory_order_relaxed);
+        // Back from a thread it kept the spinning role for, if it did.
+        if (w->spin_keep_until.load(memory_order_relaxed) != 0) w->spin_keep_until.store(0, memory_order_relaxed);
         ult* next = nullptr;
         // A policy whose look is a round of steals (ws) asks for Arora, Blumofe & Plaxton's
         // idle loop: a sched_yield() after each failed look instead of a pause
@@ -271,12 +342,15 @@ void worker_idle_loop(worker* w) {
                 return;
             }
             if (w->dropped.load(memory_order_relaxed)) {
+                stop_spinning(rt, w);
                 if ((next = w->inbox.pop()) == nullptr) next = go_dormant(rt, w);
                 stages.reset();
                 continue;
             }
+            // A nap is the spinning worker's: the others steal nothing to nap from.
             if (rt->policy->idle_nap_ns != nullptr) {
-                if (std::int64_t ns = rt->policy->idle_nap_ns(rt->policy_state, w->index); ns > 0) {
+                std::int64_t ns = rt->policy->idle_nap_ns(rt->policy_state, w->index);
+                if (ns > 0 && (is_spinner(rt, w) || !has_roles(rt))) {
                     if ((next = nap(rt, w, ns)) != nullptr) break;
                     continue;
                 }
@@ -285,7 +359,17 @@ void worker_idle_loop(worker* w) {
             // hook was active lately costs a clock read: once every 64 looks.
             if (progress_when_idle()) polling = true;
             else if (progress_hook_set() && polls % 64 == 0) polling = progress_recently_active();
-            if (may_have_work(rt, w) && (next = pick(w)) != nullptr) break;
+            // Only the spinning worker looks in the other workers' shares; the
+            // others look at their own, then park (core/sleep/README.md, "The
+            // spinning worker"). Polling a progress hook, every idle worker
+            // looks. Looking, it keeps the role against every push.
+            if (w->spin_for.load(memory_order_relaxed) >= 0) w->spin_for.store(-1, memory_order_relaxed);
+            const bool spinning = is_spinner(rt, w) || try_spin(rt, w) || !has_roles(rt);
+            if (spinning || polling) {
+                if (may_have_work(rt, w) && (next = pick(w, true, /*steal=*/true)) != nullptr) break;
+            } else if ((next = pick(w)) != nullptr) {
+                break;
+            }
             ++polls;
             if (polling) {
                 // A conversation in progress: poll again after a pause, as an
@@ -297,6 +381,10 @@ void worker_idle_loop(worker* w) {
                 else cpu_relax();
                 continue;
             }
+            if (!spinning) {
+                if ((next = park(rt, w, false)) == nullptr) stages.reset();  // maybe the spinner now
+                continue;
+            }
             switch (stages.next()) {
             case sleep::stage::spin:
                 break;
@@ -304,7 +392,9 @@ void worker_idle_loop(worker* w) {
                 sched_yield();
                 break;
             case sleep::stage::block:
-                next = park(rt, w);
+                if (has_roles(rt)) stop_spinning(rt, w);
+                next = park(rt, w, has_roles(rt));
+                if (next != nullptr && has_roles(rt)) hand_on(rt);
                 // A park that a progress hook's period ended, with nothing
                 // found, parks again at once: spinning through the stages
                 // every period would cost an idle node a third of a CPU
@@ -313,6 +403,21 @@ void worker_idle_loop(worker* w) {
                     may_have_work(rt, w))
                     stages.reset();
                 break;
+            }
+        }
+        if (is_spinner(rt, w)) {
+            // Found work as the spinning worker: keep the role while it runs
+            // if the policy asks, else hand it on.
+            int from = -1;
+            std::int64_t keep = rt->policy->spinner_keep_ns == nullptr
+                                    ? 0
+                                    : rt->policy->spinner_keep_ns(rt->policy_state, w->index, next, &from);
+            if (keep > 0 && from >= 0) {
+                w->spin_keep_until.store(monotonic_ns() + keep, memory_order_relaxed);
+                w->spin_for.store(from, memory_order_relaxed);
+            } else {
+                stop_spinning(rt, w);
+                hand_on(rt);
             }
         }
         w->idle_now.store(false, memory_order_relaxed);

@@ -80,6 +80,14 @@ struct alignas(64) worker {
     // inbox's pinned ults and leaves everything else to the active workers.
     atomic<bool> dropped{false};
     atomic<bool> idle_now{false};                     // in its idle ult (not running a ult)
+    // While it is the spinning worker and runs a thread the policy let it
+    // keep the role for (spinner_keep_ns), then through the nap that may
+    // follow: the worker that thread came from, whose pushes leave it the
+    // role (-1: it is looking, and no push takes the role); and, while it
+    // runs the thread, until when (monotonic ns; 0 otherwise). Written by the
+    // owner, read by pushes (notify_work).
+    atomic<int> spin_for{-1};
+    atomic<std::int64_t> spin_keep_until{0};
     ult_queue inbox;                                  // pinned ults ready for this worker
 
     pthread_t kthread{};

@@ -48,6 +48,30 @@
 //                            that they cannot use (ws: a stolen continuation
 //                            that blocks at once): it gives the CPU back where
 //                            a park would be undone by the next push.
+//   pick_local(self, w)      Optional. As pick_next, but only from what is w's
+//                            own (ws: its deques), never another worker's: the
+//                            look of an idle worker that is not the spinning
+//                            worker (core/sleep/README.md, "The spinning
+//                            worker"), which leaves other workers' shares to
+//                            the spinner. Absent: the policy has no per-worker
+//                            share (fifo, lifo, dfs: one shared queue, which
+//                            every idle worker may look at), and pick_next is
+//                            used.
+//   spinner_keep_ns(self, w, t, from)
+//                            Optional. Worker w, the spinning worker, has just
+//                            found t (from pick_next). Return > 0 to keep the
+//                            spinning role while w runs t, and through the nap
+//                            that may follow (idle_nap_ns), setting *from to
+//                            the worker t was taken from; 0 to hand the role
+//                            on at once (the default). While w keeps it, a
+//                            push by *from leaves it there for the returned
+//                            nanoseconds (that worker's pushes are the chain t
+//                            came from), and a push by t itself or by any
+//                            other worker takes it back. For a policy that
+//                            knows t is likely to stop at once without making
+//                            work (ws: a steal in a run of futile steals), so
+//                            that no other worker is woken to spin for the
+//                            chain.
 //   has_work(self, w)        Optional. A cheap, possibly stale hint used by idle
 //                            workers while spinning: false may be wrong only if a
 //                            ready() is racing with it (the parking protocol
@@ -105,6 +129,7 @@
 //
 // Data (not a callback):
 //   idle_yield_rounds        Optional (0: the core's default). An idle worker
+//                            (with pick_local: the spinning worker only)
 //                            first spins: tun::idle_spins failed looks for work
 //                            (has_work, then pick_next), each followed by a
 //                            pause; then a few sched_yield()s; then it parks.
@@ -208,6 +233,8 @@ struct sched_policy_def {
     void (*ready)(void* self, int w, ult* t, ready_reason why) = nullptr;
     ult* (*pick_next)(void* self, int w) = nullptr;
     ult* (*yield_swap)(void* self, int w, ult* t) = nullptr;  // optional
+    ult* (*pick_local)(void* self, int w) = nullptr;    // optional
+    std::int64_t (*spinner_keep_ns)(void* self, int w, ult* t, int* from) = nullptr;  // optional
     bool (*has_work)(void* self, int w) = nullptr;       // optional
     std::int64_t (*idle_nap_ns)(void* self, int w) = nullptr;  // optional
     void (*add_stats)(void* self, weft_stats_t* out) = nullptr;  // optional

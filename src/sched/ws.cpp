@@ -53,9 +53,12 @@
 // scheduling decisions (Go's runtime checks its global queue every 61
 // schedticks for the same reason).
 //
-// Idle workers (src/core/worker.cpp) look for work with has_work (a scan of
-// every deque's size) and pick_next, with a sched_yield() between failed
-// looks (tun::ws_idle_yield_rounds), then park. The yield is Arora, Blumofe & Plaxton's: under
+// Idle workers (src/core/worker.cpp): at most one steals, the spinning worker
+// (core/sleep/README.md, "The spinning worker"; Go's rule): it looks with
+// has_work (a scan of every deque's size) and pick_next, with a sched_yield()
+// between failed looks (tun::ws_idle_yield_rounds), then parks; the others
+// look at their own deques (pick_local) and park. A push wakes a parked
+// worker only when none spins. The yield is Arora, Blumofe & Plaxton's: under
 // multiprogramming a thief that spins keeps the processor from a descheduled
 // worker that may hold the very thread everyone waits for; yielding gives it
 // the processor. WEFT_WS_YIELD=off takes the yield away, for the experiment
@@ -67,23 +70,29 @@
 // thief steals the next one, and so on, once per spawn. It then keeps a CPU
 // busy for a program with nothing to run in parallel, moves the chain
 // between CPUs, and never parks, since each steal starts its idle stages
-// over (and a parked thief would be woken by the next push). So each steal
+// over. So each steal
 // is judged when the thief next looks for work: futile if the stolen thread
 // stopped within tun::ws_futile_steal_ns and queued nothing meanwhile (no
 // spawn, no wake-up on this worker). After tun::ws_futile_streak futile
 // steals in a row, the look returns nothing and the idle loop naps
 // (idle_nap_ns; policy.hpp), out of notify_work's reach, for
 // tun::ws_nap_first_ns, doubled after each further futile steal up to
-// tun::ws_nap_max_ns; a steal that was not futile ends the streak.
+// tun::ws_nap_max_ns; a steal that was not futile ends the streak. The napping
+// thief is the spinning worker and keeps the role through its naps and
+// through each steal made in a streak (spinner_keep_ns), so that the chain's
+// pushes wake no other thief (docs/design/ws.md, "One thief at a time").
 // Arora, Blumofe & Plaxton's thief yields its processor between failed steal
 // attempts; this one also gives it back between steals that fail in effect
 // (docs/design/ws.md, "Futile steals").
 //
 // Lost wake-ups: a push is one release store of bottom; make_ready then runs
-// the core's notify_work (light fence, load of `sleepers`). A parking worker
-// increments `sleepers`, runs the heavy fence, and makes one last full round.
-// The two fences make this a store-buffering pair: either the round sees the
-// new bottom, or notify_work sees the sleeper and wakes it (see ws.md).
+// the core's notify_work (light fence, load of `sleepers`, then of the
+// spinner). The spinning worker, before it parks, gives its role up,
+// increments `sleepers`, runs the heavy fence, and makes one last full round;
+// another idle worker, after the same fence, looks at its own deques and
+// takes the role if nobody has it. The fences make these store-buffering
+// pairs: either the round sees the new bottom, or notify_work sees the
+// sleeper or the spinner (core/sleep/README.md, "The spinning worker").
 //
 // Statistics: steals and failed steals, counted by each worker in its own
 // counters (relaxed load + store, no locked instruction); weft_stats_reset
@@ -119,6 +128,8 @@ struct alignas(64) ws_worker {
     std::uint64_t pushes = 0;           // threads queued by ready(): a stolen thread that spawns or wakes one
     std::uint64_t pushes_at_steal = 0;
     std::int64_t stolen_at_ns = 0;      // the last steal, not yet judged; 0: none
+    ult* last_stolen = nullptr;         // the thread of that steal (spinner_keep_ns)
+    int last_victim = -1;               // the worker it was stolen from
     int futile_streak = 0;
     std::int64_t nap_next_ns = tun::ws_nap_first_ns;
     std::int64_t nap_due_ns = 0;        // the nap the idle loop takes next; 0: none
@@ -184,8 +195,9 @@ ult* take_local(ws_worker& me, bool solo) {
 }
 
 // Step 4: one round of steals, starting at a random victim. With
-// with_yielded false only work deques are robbed (see yield_swap).
-ult* steal_round(ws_state& s, int self, bool with_yielded) {
+// with_yielded false only work deques are robbed (see yield_swap). *from: the
+// worker the thread returned was taken from.
+ult* steal_round(ws_state& s, int self, bool with_yielded, int* from = nullptr) {
     const int n = s.n;
     if (n < 2) return nullptr;
     ws_worker& me = s.w[self];
@@ -200,9 +212,11 @@ ult* steal_round(ws_state& s, int self, bool with_yielded) {
         ws_worker& victim = s.w[v];
         // The size hint (two plain loads) skips the steal's fence and CAS
         // for deques that look empty: most of them, when workers go idle.
-        if (victim.work.size_hint() > 0 && (got = victim.work.steal_until_empty()) != nullptr) break;
-        if (with_yielded && victim.yielded.size_hint() > 0 && (got = victim.yielded.steal_until_empty()) != nullptr)
+        if ((victim.work.size_hint() > 0 && (got = victim.work.steal_until_empty()) != nullptr) ||
+            (with_yielded && victim.yielded.size_hint() > 0 && (got = victim.yielded.steal_until_empty()) != nullptr)) {
+            if (from != nullptr) *from = v;
             break;
+        }
         ++failed;
     }
     if (failed != 0) bump(me.failed_steals, failed);
@@ -213,10 +227,12 @@ ult* steal_round(ws_state& s, int self, bool with_yielded) {
 // Judges the worker's last steal (the stolen thread has stopped and the
 // worker's own deques are empty). True when it ends a run of
 // tun::ws_futile_streak futile steals: the caller returns nothing, and the
-// idle loop naps for nap_due_ns.
+// idle loop naps for nap_due_ns if it is the spinning worker (a worker that
+// steals no more has nothing to nap away from).
 bool after_futile_steal(ws_worker& me) {
     bool futile = me.pushes == me.pushes_at_steal && monotonic_ns() - me.stolen_at_ns < tun::ws_futile_steal_ns;
     me.stolen_at_ns = 0;
+    me.last_stolen = nullptr;
     if (!futile) {
         me.futile_streak = 0;
         me.nap_next_ns = tun::ws_nap_first_ns;
@@ -257,12 +273,36 @@ ult* ws_pick_next(void* self, int w) {
     ws_worker& me = s.w[w];
     if (ult* t = take_local(me, s.n < 2)) return t;
     if (me.stolen_at_ns != 0 && after_futile_steal(me)) return nullptr;
-    ult* t = steal_round(s, w, /*with_yielded=*/true);
+    ult* t = steal_round(s, w, /*with_yielded=*/true, &me.last_victim);
     if (t != nullptr) {
         me.stolen_at_ns = monotonic_ns();
         me.pushes_at_steal = me.pushes;
+        me.last_stolen = t;
     }
     return t;
+}
+
+// An idle worker that is not the spinning worker: its own deques only.
+ult* ws_pick_local(void* self, int w) {
+    assert_owner(w);
+    ws_state& s = st(self);
+    ws_worker& me = s.w[w];
+    if (ult* t = take_local(me, s.n < 2)) return t;
+    // The stolen thread has stopped: judge the steal here too, since a worker
+    // whose thread blocks looks here first (dispatch), not in pick_next.
+    if (me.stolen_at_ns != 0) (void)after_futile_steal(me);
+    return nullptr;
+}
+
+// The spinning worker keeps its role while it runs a thread it stole in a run
+// of futile steals: that thread will most likely block at once, and handing
+// the role on would wake another worker to steal the next link of the chain
+// (docs/design/ws.md, "One thief at a time").
+std::int64_t ws_spinner_keep_ns(void* self, int w, ult* t, int* from) {
+    ws_worker& me = st(self).w[w];
+    if (t != me.last_stolen || me.futile_streak == 0) return 0;
+    *from = me.last_victim;
+    return tun::ws_futile_steal_ns;
 }
 
 std::int64_t ws_idle_nap_ns(void* self, int w) { return std::exchange(st(self).w[w].nap_due_ns, 0); }
@@ -323,6 +363,8 @@ const sched_policy_def ws_policy = {
     .ready = ws_ready,
     .pick_next = ws_pick_next,
     .yield_swap = ws_yield_swap,
+    .pick_local = ws_pick_local,
+    .spinner_keep_ns = ws_spinner_keep_ns,
     .has_work = ws_has_work,
     .idle_nap_ns = ws_idle_nap_ns,
     .add_stats = ws_add_stats,

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -605,6 +606,128 @@ TEST(SchedWsConcurrency, naps_between_serial_chains_and_parallel_trees_lose_noth
         EXPECT_EQ(chain_total, rounds * chain_nodes(chain_depth)) << workers << " workers";
         EXPECT_EQ(leaves, static_cast<std::uint64_t>(rounds) << tree_depth_) << workers << " workers";
     }
+}
+
+// --- One spinning worker ------------------------------------------------------------
+// At most one idle worker looks in the other workers' deques (the spinning
+// worker, core/sleep/README.md); a push wakes a parked worker only when none
+// spins, and the spinner keeps its role through a run of futile steals.
+
+// requirement: a serial chain on 8 workers (more than this machine's CPUs)
+// has one thief, not seven: the workers that run threads are the chain's and
+// about one more (the role may pass when the chain moves to its thief), where
+// with every idle worker stealing each of the 7 ran hundreds of stolen
+// continuations; and wake-ups and steals stay a small fraction of the spawns.
+// Counts of switches per worker, never times. Not in the TSan set for the
+// reason above (futile steals are judged by time).
+TEST(SchedWs, serial_chain_on_eight_workers_has_one_thief) {
+    constexpr int workers = 8;
+    START_RUNTIME("ws", workers);
+    constexpr int depth = 7;
+    std::uint64_t spawns = 0;
+    on_weft_thread([&] {
+        ASSERT_EQ(run_chain(depth), chain_nodes(depth));  // warm-up: the idle workers park
+        ASSERT_EQ(weft_stats_reset(), 0);
+        for (int i = 0; i < 20; ++i) {
+            ASSERT_EQ(run_chain(depth), chain_nodes(depth));
+            spawns += chain_nodes(depth) - 1;
+        }
+    });
+    int busy_workers = 0;
+    std::string per_worker;
+    for (int i = 0; i < workers; ++i) {
+        weft_worker_stats_t ws{};
+        ASSERT_EQ(weft_worker_stats_get(i, &ws), 0);
+        if (ws.context_switches * 200 > spawns) ++busy_workers;
+        per_worker += " " + std::to_string(ws.context_switches);
+    }
+    EXPECT_LE(busy_workers, 3) << "switches per worker:" << per_worker << " for " << spawns << " spawns";
+    weft_stats_t s{};
+    ASSERT_EQ(weft_stats_get(&s), 0);
+    EXPECT_LT(s.wakeups * 16, spawns) << s.wakeups << " wake-ups for " << spawns << " spawns";
+    EXPECT_LT(s.steals * 8, spawns) << s.steals << " steals for " << spawns << " spawns";
+}
+
+// requirement: parallel work still spreads from the one spinner to the parked
+// workers (each spinner that finds work wakes the next): on 8 workers, after
+// idle gaps in which they park, a wide tree of spinning leaves runs on more
+// than 2 of them.
+TEST(SchedWsConcurrency, parallel_tree_spreads_from_one_spinner_to_parked_workers) {
+    START_RUNTIME("ws", 8);
+    constexpr int depth = 10;
+    std::atomic<std::uint64_t> seen_mask{0};
+    on_weft_thread([&] {
+        for (int round = 0; round < 50 && std::popcount(seen_mask.load()) <= 2; ++round) {
+            ASSERT_EQ(weft_sleep_ns(2'000'000), 0);  // an idle gap: workers park
+            std::atomic<std::uint64_t> leaves{0};
+            struct arg {
+                int depth;
+                std::atomic<std::uint64_t>* leaves;
+                std::atomic<std::uint64_t>* mask;
+            };
+            struct fn {
+                static void* run(void* p) {
+                    auto* a = static_cast<arg*>(p);
+                    if (a->depth == 0) {
+                        volatile std::uint64_t x = 0;
+                        for (int i = 0; i < 20000; ++i) x = x + static_cast<std::uint64_t>(i);
+                        a->mask->fetch_or(std::uint64_t{1} << weft_worker_id(), std::memory_order_relaxed);
+                        a->leaves->fetch_add(1, std::memory_order_relaxed);
+                        return nullptr;
+                    }
+                    arg l{a->depth - 1, a->leaves, a->mask}, r{a->depth - 1, a->leaves, a->mask};
+                    weft_thread_t t = spawn(run, &l);
+                    run(&r);
+                    join(t);
+                    return nullptr;
+                }
+            };
+            arg root{depth, &leaves, &seen_mask};
+            fn::run(&root);
+            ASSERT_EQ(leaves.load(), std::uint64_t{1} << depth);
+        }
+    });
+    EXPECT_GT(std::popcount(seen_mask.load()), 2) << "the tree ran on workers " << seen_mask.load();
+}
+
+// requirement (stress): no spawn and no wake-up is lost while the spinning
+// role passes between workers and the others park, nap and wake: on 16
+// workers, 16 concurrent spawners each alternate serial chains (the thief
+// naps, keeping the role), parallel trees (the role is handed on), yields and
+// sleeps (timers; every worker may park), and every node of every run runs
+// once. A lost wake-up hangs a join and fails the test by its timeout.
+TEST(SchedWsConcurrency, sixteen_workers_lose_no_spawn_while_spinners_and_sleepers_come_and_go) {
+    START_RUNTIME("ws", 16);
+    constexpr int spawners = 16, rounds = 6, chain_depth = 4, tree_depth_ = 6;
+    std::atomic<std::uint64_t> chain_total{0}, leaves{0};
+    struct ctx {
+        std::atomic<std::uint64_t>* chain_total;
+        std::atomic<std::uint64_t>* leaves;
+        int id;
+    };
+    on_weft_thread([&] {
+        std::vector<ctx> ctxs;
+        for (int i = 0; i < spawners; ++i) ctxs.push_back(ctx{&chain_total, &leaves, i});
+        std::vector<weft_thread_t> ts;
+        for (auto& c : ctxs)
+            ts.push_back(spawn(
+                [](void* p) -> void* {
+                    auto* c = static_cast<ctx*>(p);
+                    for (int r = 0; r < rounds; ++r) {
+                        c->chain_total->fetch_add(run_chain(chain_depth), std::memory_order_relaxed);
+                        c->leaves->fetch_add(run_spin_tree(tree_depth_), std::memory_order_relaxed);
+                        EXPECT_EQ(weft_thread_yield(), 0);
+                        if ((r + c->id) % 3 == 0) {
+                            EXPECT_EQ(weft_sleep_ns(500'000), 0);
+                        }
+                    }
+                    return nullptr;
+                },
+                &c));
+        for (weft_thread_t t : ts) join(t);
+    });
+    EXPECT_EQ(chain_total.load(), std::uint64_t{spawners} * rounds * chain_nodes(chain_depth));
+    EXPECT_EQ(leaves.load(), (std::uint64_t{spawners} * rounds) << tree_depth_);
 }
 
 // requirement: with WEFT_WS_YIELD=off (the idle loop pause-spins between
