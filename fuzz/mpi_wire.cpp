@@ -2,8 +2,9 @@
 // any bytes, for a job size, receiving node and source node taken from the
 // input's first three bytes. It must never read outside the bytes; an error
 // must come with its name and a non-empty reason; a frame it accepts must
-// re-encode to exactly its header, announce exactly the payload that follows,
-// and name nodes inside the job, with the source being the sender.
+// re-encode to exactly its header, announce exactly the payload that follows
+// (a bulk frame: none follows, and its len, above 0, is the bulk's), and name
+// nodes inside the job, with the source being the sender.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -29,8 +30,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     }
     const wire_header& h = d.h;
-    if (n != kWireHeaderBytes + d.payload_len || h.len != d.payload_len) std::abort();
-    if (d.payload_len != 0 && d.payload != bytes + kWireHeaderBytes) std::abort();
+    if (h.len != d.payload_len) std::abort();
+    if (d.bulk) {
+        if (n != kWireHeaderBytes || d.payload_len == 0 || d.payload != nullptr ||
+            frame_kind(h.kind) != frame_kind::data)
+            std::abort();
+    } else {
+        if (n != kWireHeaderBytes + d.payload_len) std::abort();
+        if (d.payload_len != 0 && d.payload != bytes + kWireHeaderBytes) std::abort();
+    }
     if (h.src_node != ctx.from || h.src_node >= ctx.nodes || h.dst_node >= ctx.nodes) std::abort();
     unsigned char header[kWireHeaderBytes];
     encode_header(h, header);
