@@ -96,31 +96,6 @@ struct model_inputs {
     int cpus;
 };
 
-struct model_terms {
-    int neighbours;
-    double t_b, t_opt;
-    double t_b_overlap, t_opt_overlap;  // one exchange's messages in flight at once (pde_model.hpp)
-};
-
-model_terms model(model_inputs const& in, int ranks, long side, double calc_s) {
-    app::layout const l = app::block_layout(ranks);
-    auto const g = static_cast<std::size_t>(side);
-    app::block busiest = app::block_of(l, 0, g * static_cast<std::size_t>(l.px), g * static_cast<std::size_t>(l.py));
-    for (int r = 1; r < ranks; ++r) {
-        app::block const b = app::block_of(l, r, g * static_cast<std::size_t>(l.px), g * static_cast<std::size_t>(l.py));
-        if (b.neighbours() > busiest.neighbours()) busiest = b;
-    }
-    int const k = busiest.neighbours();
-    int const kx = (busiest.west != app::no_rank) + (busiest.east != app::no_rank);
-    int const ky = (busiest.south != app::no_rank) + (busiest.north != app::no_rank);
-    double const n = static_cast<double>(side) * static_cast<double>(side);
-    double const e = n - static_cast<double>(side - kx) * static_cast<double>(side - ky);
-    double const one = in.alpha_s + in.beta_s_per_byte * 8.0 * static_cast<double>(side);
-    double const comm = k * one;
-    return {k, calc_s + comm, std::max(calc_s * (n - e) / n, comm) + calc_s * e / n, calc_s + one,
-            std::max(calc_s * (n - e) / n, one) + calc_s * e / n};
-}
-
 std::vector<long> parse_longs(std::string const& option, std::vector<std::string> const& items, long lo, long hi) {
     std::vector<long> v;
     for (auto const& s : items) {
@@ -235,21 +210,28 @@ void run_raw_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long>
             for (auto const& v : versions) {
                 summary const sum = summarize(c.times.at({v, s}));
                 double const calc_s = c.calc.at(s);
-                model_terms const m = model(in, static_cast<int>(p), s, calc_s);
-                double const model_s = v == "mpi_plain" ? m.t_b : m.t_opt;
-                double const overlap_s = v == "mpi_plain" ? m.t_b_overlap : m.t_opt_overlap;
+                // The weft rows' equations (pde_model.hpp) with one thread per
+                // rank: T_b for mpi_plain, T_opt for handcoded.
+                model_shape const shape = weft_shape(static_cast<int>(p), s, 1);
+                model_params mp;
+                mp.t_point_s = calc_s / static_cast<double>(s * s);
+                mp.alpha_r_s = in.alpha_s;
+                mp.beta_r_s = in.beta_s_per_byte;
+                bool const plain = v == "mpi_plain";
+                double const model_s = plain ? t_blocking(mp, shape) : t_handcoded(mp, shape);
+                double const overlap_s = plain ? t_blocking_overlap(mp, shape) : t_handcoded_overlap(mp, shape);
                 json_object rec = ctx.record();
                 rec.add("transport", "raw_mpi").add("ranks", p).add("n", s * s).add("side", s).add("version", v);
                 rec.add("time_s", sum.median).add("time_s_spread", sum.spread).add("model_s", model_s);
                 rec.add("time_over_model", model_s > 0 ? sum.median / model_s : 0.0);
                 rec.add("model_overlap_s", overlap_s).add("time_over_model_overlap", sum.median / overlap_s);
-                rec.add("sweeps", c.sweeps.at({v, s})).add("rounds", rounds).add("neighbours", m.neighbours);
+                rec.add("sweeps", c.sweeps.at({v, s})).add("rounds", rounds).add("neighbours", shape.remote);
                 rec.add("oversubscribed", p > in.cpus).add("calc_s", calc_s);
                 rec.add("t_point_ns", calc_s * 1e9 / static_cast<double>(s * s));
                 rec.add("alpha_ns", f.alpha_ns).add("beta_ns_per_byte", f.beta_ns_per_byte).add("checked", true);
                 add_provenance(rec);
                 ctx.emit(rec);
-                t.add_row({std::to_string(p), fmt_sig(static_cast<double>(s * s)), v, std::to_string(m.neighbours),
+                t.add_row({std::to_string(p), fmt_sig(static_cast<double>(s * s)), v, std::to_string(shape.remote),
                            fmt(sum.median * 1e6, 2), fmt(model_s * 1e6, 2), fmt(model_s > 0 ? sum.median / model_s : 0, 2),
                            fmt(overlap_s * 1e6, 2), fmt(sum.median / overlap_s, 2)});
             }
