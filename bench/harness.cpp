@@ -33,6 +33,12 @@ std::uint64_t now_ns() noexcept {
     return static_cast<std::uint64_t>(duration_cast<nanoseconds>(steady_clock::now().time_since_epoch()).count());
 }
 
+void busy_for_ns(std::uint64_t ns) noexcept {
+    std::uint64_t const end = now_ns() + ns;
+    while (now_ns() < end) {
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Statistics
 // ---------------------------------------------------------------------------

@@ -51,6 +51,10 @@ namespace weft::bench {
 // on Linux, ~20 ns per call). Only differences are meaningful.
 std::uint64_t now_ns() noexcept;
 
+// Keeps the CPU busy for `ns` nanoseconds (a loop on now_ns, no system call,
+// no scheduling point): a stand-in computation of a known length.
+void busy_for_ns(std::uint64_t ns) noexcept;
+
 // Keeps the compiler from deleting a computation whose result is otherwise
 // unused (the classic benchmark::DoNotOptimize).
 template <class T>

@@ -4,32 +4,33 @@
 //
 // transport "inproc": the weft versions (apps/pde/pde_weft.hpp) on a job of P
 // in-process nodes with injected latency (--latency), on --workers workers.
-// The model's inputs are measured on that job in the same invocation: alpha_R
-// and beta_R from a weft port ping-pong between a thread on node 0 and one on
-// node 1, alpha_L and beta_L from one between two threads of node 0 (least
-// squares over 8 B..16 KiB), and calc(n), a sweep of every node's block with
-// no messages, the nodes sweeping at once (weft_calc_time). pde_model.hpp
-// has the equations and docs/design/pde.md maps the paper's symbols to them.
+// The model's inputs are measured on that job in the same invocation over
+// kFitSizes (8 B..2 KiB, least squares): alpha_R and beta_R from an exchange
+// between a thread on node 0 and one on node 1 (both send, then both
+// receive), the overhead o from the same exchange with a computation between
+// send and receive that covers the latency (the step less the computation),
+// alpha_L and beta_L from the exchange between two threads of node 0; and
+// calc(n), a sweep of every node's block with no messages, the nodes sweeping
+// at once (weft_calc_time), in every round. pde_model.hpp has the equations
+// and docs/design/pde.md maps the paper's symbols to them.
 //
 // transport "raw_mpi": for every rank count P, one MPI job of this executable
 // (mpiexec -n P weft-bench pde --mpi-child; mpi_launch.hpp) runs apps/pde's
-// MPI versions. alpha and beta come from a raw MPI ping-pong between two ranks
-// (weft-bench msg's, 8 B to 64 KiB), and calc(n) from the job itself: every
-// rank sweeps its block with no messages, all at once (calc_on_job; so an
-// oversubscribed job's time-slicing and the ranks' shared memory bandwidth
-// are in it), the slowest rank's. With k the neighbours of the busiest rank,
-// lambda = 8 * side bytes per edge and e its points next to a neighbour's edge:
-//   mpi_plain (T_b, eq. 1):   calc(n) + k*(alpha + beta*lambda)
-//   handcoded (T_opt, eq. 3): max(calc(n)*(n - e)/n, k*(alpha + beta*lambda)) + calc(n)*e/n
+// MPI versions. The job measures alpha, beta and o with the same exchanges in
+// plain MPI between ranks 0 and 1, and calc(n) on itself in every round:
+// every rank sweeps its block with no messages, all at once (calc_on_job; so
+// an oversubscribed job's time-slicing and the ranks' shared memory bandwidth
+// are in it), the slowest rank's. The equations are the weft rows' with one
+// thread per rank: T_b (eq. 1) for mpi_plain, T_opt (eq. 3) for handcoded.
 //
 // transport "mpi": for every rank count P, one MPI job of this executable
 // (mpiexec -n P weft-bench pde --mpi-child --child-transport mpi) runs the
 // weft versions over weft's mpi transport, one node per rank and one worker
 // each (apps/pde run_distributed: the nodes find each other's ports through
-// the naming service). The job measures the model's alpha_R and beta_R
-// (ranks 0 and 1) and alpha_L and beta_L (rank 0) with the inproc rows'
-// exchange, 8 B..16 KiB, and calc(n) as the raw_mpi job does; the equations
-// are the inproc rows'.
+// the naming service). The job measures alpha_R, beta_R and o (ranks 0 and 1)
+// and alpha_L and beta_L (rank 0) with the inproc rows' exchanges over weft's
+// ports, and calc(n) as the raw_mpi job does; the equations are the inproc
+// rows'.
 //
 // Every (P, side, version) is first run once and checked against the serial
 // program (a result that differs stops the experiment), then timed over
@@ -61,40 +62,54 @@ int sweeps_for(long side, double work, int max_sweeps) {
     return static_cast<int>(std::clamp(s, 2.0, static_cast<double>(max_sweeps)));
 }
 
-double calc_on_job(int ranks, int rank, long side, int sweeps, int rounds) {
+double calc_on_job(int ranks, int rank, long side, int sweeps) {
     namespace app = weft::apps::pde;
     app::layout const l = app::block_layout(ranks);
     auto const g = static_cast<std::size_t>(side);
     std::size_t const gny = g * static_cast<std::size_t>(l.py);
     app::block const b = app::block_of(l, rank, g * static_cast<std::size_t>(l.px), gny);
-    std::vector<double> t;
-    for (int r = 0; r < rounds; ++r) {
-        app::grid a(b.nx, b.ny), c(b.nx, b.ny);
-        app::init_block(a, b, gny);
-        app::init_block(c, b, gny);
-        std::uint64_t const t0 = now_ns();
-        for (int s = 0; s < sweeps; ++s) {
-            app::relax_rect(a, c, 0, static_cast<long>(b.nx), 0, static_cast<long>(b.ny));
-            std::swap(a, c);
-        }
-        std::uint64_t const t1 = now_ns();
-        keep(a.at(0, 0));
-        t.push_back(static_cast<double>(t1 - t0) * 1e-9 / static_cast<double>(sweeps));
+    app::grid a(b.nx, b.ny), c(b.nx, b.ny);
+    app::init_block(a, b, gny);
+    app::init_block(c, b, gny);
+    std::uint64_t const t0 = now_ns();
+    for (int s = 0; s < sweeps; ++s) {
+        app::relax_rect(a, c, 0, static_cast<long>(b.nx), 0, static_cast<long>(b.ny));
+        std::swap(a, c);
     }
-    return summarize(t).median;
+    std::uint64_t const t1 = now_ns();
+    keep(a.at(0, 0));
+    return static_cast<double>(t1 - t0) * 1e-9 / static_cast<double>(sweeps);
 }
 
 namespace {
 
 namespace app = weft::apps::pde;
 
-// The sizes of the mpi child's alpha/beta fits (pde_weft.cpp: 8 B, 1, 4 and 16 KiB).
-constexpr std::size_t kFitPoints = 4;
 
-struct model_inputs {
-    double alpha_s, beta_s_per_byte;
-    int cpus;
-};
+// The "fit NAME ALPHA_NS BETA_NS_PER_BYTE" lines of an MPI child, by name;
+// a line of another name, or a malformed one, ends the experiment.
+std::map<std::string, pingpong::fit> read_fits(std::string const& out, std::vector<std::string> const& names) {
+    std::map<std::string, pingpong::fit> fits;
+    for (auto const& line : mpi::lines_tagged(out, "fit")) {
+        char which[16];
+        double a = 0, b = 0;
+        if (std::sscanf(line.c_str(), "%15s %lf %lf", which, &a, &b) != 3 ||
+            std::find(names.begin(), names.end(), which) == names.end())
+            die("pde child: bad line 'fit %s'", line.c_str());
+        fits[which] = pingpong::fit{a, b, kFitSizes.size()};
+    }
+    return fits;
+}
+
+// The model's remote message from its latency and overhead fits. A disturbed
+// run can fit an intercept below 0: the model takes 0 then (the rows keep the
+// fits).
+void set_remote(model_params& mp, pingpong::fit const& latency, pingpong::fit const& overhead) {
+    mp.alpha_r_s = std::max(0.0, latency.alpha_ns * 1e-9);
+    mp.beta_r_s = std::max(0.0, latency.beta_ns_per_byte * 1e-9);
+    mp.o_r_s = std::max(0.0, overhead.alpha_ns * 1e-9);
+    mp.o_beta_r_s = std::max(0.0, overhead.beta_ns_per_byte * 1e-9);
+}
 
 std::vector<long> parse_longs(std::string const& option, std::vector<std::string> const& items, long lo, long hi) {
     std::vector<long> v;
@@ -150,20 +165,32 @@ child_output read_child(std::string const& out, long p, std::vector<long> const&
             die("pde child: bad line 'pde %s'", line.c_str());
         c.times[{name, side}].push_back(secs);
     }
-    std::map<long, int> calc_ranks;
+    // calc(n) of a round is its slowest rank's; the side's, the median over the rounds.
+    std::map<std::pair<long, int>, std::pair<double, int>> calc_round;  // (side, round) -> (slowest, ranks)
     for (auto const& line : mpi::lines_tagged(out, "calc")) {
         long side = 0;
-        int rank = 0;
+        int rank = 0, round = 0;
         double secs = 0;
-        if (std::sscanf(line.c_str(), "%ld %d %lf", &side, &rank, &secs) != 3 || secs <= 0)
+        if (std::sscanf(line.c_str(), "%ld %d %d %lf", &side, &rank, &round, &secs) != 4 || secs <= 0)
             die("pde child: bad line 'calc %s'", line.c_str());
-        c.calc[side] = std::max(c.calc[side], secs);
-        ++calc_ranks[side];
+        auto& [slowest, count] = calc_round[{side, round}];
+        slowest = std::max(slowest, secs);
+        ++count;
     }
+    std::map<long, int> calc_ranks;  // per side: the fewest ranks of a round's calc(n)
+    std::map<long, std::vector<double>> calc_rounds;
+    for (auto const& [key, v] : calc_round) {
+        calc_rounds[key.first].push_back(v.first);
+        auto const it = calc_ranks.find(key.first);
+        calc_ranks[key.first] = it == calc_ranks.end() ? v.second : std::min(it->second, v.second);
+    }
+    for (auto const& [side, v] : calc_rounds)
+        if (static_cast<int>(v.size()) == rounds) c.calc[side] = summarize(v).median;
     for (long s : sides) {
-        if (calc_ranks[s] != p)
-            die("pde child (%s, %ld ranks): side %ld: calc(n) from %d ranks; its output: %s", transport, p, s,
-                calc_ranks[s], out.c_str());
+        if (calc_ranks[s] != p || !c.calc.count(s))
+            die("pde child (%s, %ld ranks): side %ld: calc(n) not from all %ld ranks in each of %d rounds; its output: "
+                "%s",
+                transport, p, s, p, rounds, out.c_str());
         for (auto const& v : versions) {
             auto const& ts = c.times[{v, s}];
             if (static_cast<int>(ts.size()) != rounds || !c.sweeps.count({v, s}))
@@ -186,19 +213,11 @@ void run_raw_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long>
     std::vector<std::string> side_text;
     for (long s : sides) side_text.push_back(std::to_string(s));
 
-    ctx.progress("alpha and beta: raw MPI ping-pong, 2 ranks");
-    // Five sizes are enough for a straight line, and keep the demo short.
-    std::vector<std::size_t> const sizes = {8, 512, 4096, 16384, 65536};
-    pingpong::fit const f = pingpong::fit_alpha_beta(pingpong::measure("msg", sizes, rounds, 2000), 65536);
-    // A disturbed run can fit an intercept below 0: the model takes 0 then
-    // (the rows keep the fit), as the weft rows' do.
-    model_inputs const in{std::max(0.0, f.alpha_ns * 1e-9), std::max(0.0, f.beta_ns_per_byte * 1e-9),
-                          static_cast<int>(allowed_cpus().size())};
-
+    int const cpus = static_cast<int>(allowed_cpus().size());
     table t({"ranks", "n", "version", "neighbours", "sweep us", "model us", "time/model", "overlap us", "time/overlap"});
     for (long p : ranks) {
         ctx.progress("mpiexec -n %ld: sides %s, versions %s, %d rounds%s", p, join(side_text).c_str(),
-                     join(versions).c_str(), rounds, p > in.cpus ? " (oversubscribed)" : "");
+                     join(versions).c_str(), rounds, p > cpus ? " (oversubscribed)" : "");
         std::string const out = mpi::run(static_cast<int>(p),
                                          {"pde", "--mpi-child", "--ranks", std::to_string(p), "--sides",
                                           join(side_text), "--versions", join(versions), "--rounds",
@@ -206,6 +225,11 @@ void run_raw_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long>
                                           std::to_string(max_sweeps)},
                                          "the PDE solver's MPI job");
         child_output const c = read_child(out, p, sides, versions, rounds, "raw_mpi");
+        std::map<std::string, pingpong::fit> fits = read_fits(out, {"remote", "overhead"});
+        if (p > 1 && fits.size() != 2)
+            die("pde child (raw_mpi, %ld ranks): no 'fit remote' and 'fit overhead' lines; its output: %s", p,
+                out.c_str());
+        pingpong::fit const remote = fits["remote"], overhead = fits["overhead"];
         for (long s : sides)
             for (auto const& v : versions) {
                 summary const sum = summarize(c.times.at({v, s}));
@@ -215,8 +239,7 @@ void run_raw_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long>
                 model_shape const shape = weft_shape(static_cast<int>(p), s, 1);
                 model_params mp;
                 mp.t_point_s = calc_s / static_cast<double>(s * s);
-                mp.alpha_r_s = in.alpha_s;
-                mp.beta_r_s = in.beta_s_per_byte;
+                set_remote(mp, remote, overhead);
                 bool const plain = v == "mpi_plain";
                 double const model_s = plain ? t_blocking(mp, shape) : t_handcoded(mp, shape);
                 double const overlap_s = plain ? t_blocking_overlap(mp, shape) : t_handcoded_overlap(mp, shape);
@@ -226,9 +249,11 @@ void run_raw_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long>
                 rec.add("time_over_model", model_s > 0 ? sum.median / model_s : 0.0);
                 rec.add("model_overlap_s", overlap_s).add("time_over_model_overlap", sum.median / overlap_s);
                 rec.add("sweeps", c.sweeps.at({v, s})).add("rounds", rounds).add("neighbours", shape.remote);
-                rec.add("oversubscribed", p > in.cpus).add("calc_s", calc_s);
+                rec.add("oversubscribed", p > cpus).add("calc_s", calc_s);
                 rec.add("t_point_ns", calc_s * 1e9 / static_cast<double>(s * s));
-                rec.add("alpha_ns", f.alpha_ns).add("beta_ns_per_byte", f.beta_ns_per_byte).add("checked", true);
+                rec.add("alpha_r_ns", remote.alpha_ns).add("beta_r_ns_per_byte", remote.beta_ns_per_byte);
+                rec.add("o_r_ns", overhead.alpha_ns).add("o_beta_r_ns_per_byte", overhead.beta_ns_per_byte);
+                rec.add("checked", true);
                 add_provenance(rec);
                 ctx.emit(rec);
                 t.add_row({std::to_string(p), fmt_sig(static_cast<double>(s * s)), v, std::to_string(shape.remote),
@@ -236,11 +261,12 @@ void run_raw_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long>
                            fmt(overlap_s * 1e6, 2), fmt(sum.median / overlap_s, 2)});
             }
         t.add_separator();
+        ctx.say("raw MPI, %ld ranks: alpha_R %.0f ns, beta_R %.3f ns/B, o %.0f ns, o_beta %.3f ns/B (measured in the "
+                "job: MPI exchanges, 8 B..2 KiB); %d CPUs\n",
+                p, remote.alpha_ns, remote.beta_ns_per_byte, overhead.alpha_ns, overhead.beta_ns_per_byte, cpus);
     }
-    ctx.print(t, "pde over raw MPI: seconds per sweep (slowest rank, median) against the model");
-    ctx.say("alpha %.1f ns, beta %.4f ns/B (raw MPI ping-pong fit, 8 B..64 KiB); %d CPUs; every result equals the "
-            "serial one\n",
-            f.alpha_ns, f.beta_ns_per_byte, in.cpus);
+    ctx.print(t, "pde over raw MPI: seconds per sweep (slowest rank, median) against the model; every result equals "
+                 "the serial one");
 }
 
 // The weft versions (apps/pde/pde_weft.hpp) over weft's mpi transport: for
@@ -272,19 +298,13 @@ void run_weft_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long
                                          "the PDE solver's weft versions over weft's mpi transport");
         child_output const c = read_child(out, p, sides, versions, rounds, "mpi");
         // alpha and beta, remote and same-node (a job of one rank has no remote messages, and measures none).
-        pingpong::fit remote, local;
-        for (auto const& line : mpi::lines_tagged(out, "fit")) {
-            char which[16];
-            double a = 0, b = 0;
-            if (std::sscanf(line.c_str(), "%15s %lf %lf", which, &a, &b) != 3)
-                die("pde child (mpi): bad line 'fit %s'", line.c_str());
-            (std::string(which) == "remote" ? remote : local) = pingpong::fit{a, b, kFitPoints};
-        }
-        if (p > 1 && (remote.points == 0 || local.points == 0))
-            die("pde child (mpi, %ld ranks): no 'fit remote' and 'fit local' lines; its output: %s", p, out.c_str());
+        std::map<std::string, pingpong::fit> fits = read_fits(out, {"remote", "overhead", "local"});
+        if (p > 1 && fits.size() != 3)
+            die("pde child (mpi, %ld ranks): no 'fit remote', 'fit overhead' and 'fit local' lines; its output: %s", p,
+                out.c_str());
+        pingpong::fit const remote = fits["remote"], overhead = fits["overhead"], local = fits["local"];
         model_params mp;  // share stays 1: calc(n) is measured with the ranks sharing the CPUs
-        mp.alpha_r_s = std::max(0.0, remote.alpha_ns * 1e-9);
-        mp.beta_r_s = std::max(0.0, remote.beta_ns_per_byte * 1e-9);
+        set_remote(mp, remote, overhead);
         mp.alpha_l_s = std::max(0.0, local.alpha_ns * 1e-9);
         mp.beta_l_s = std::max(0.0, local.beta_ns_per_byte * 1e-9);
         for (long s : sides) {
@@ -312,6 +332,7 @@ void run_weft_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long
                 rec.add("local_msgs", shape.local).add("local_bytes", shape.local_bytes);
                 rec.add("calc_s", calc_s).add("t_point_ns", mp.t_point_s * 1e9);
                 rec.add("alpha_r_ns", remote.alpha_ns).add("beta_r_ns_per_byte", remote.beta_ns_per_byte);
+                rec.add("o_r_ns", overhead.alpha_ns).add("o_beta_r_ns_per_byte", overhead.beta_ns_per_byte);
                 rec.add("alpha_l_ns", local.alpha_ns).add("beta_l_ns_per_byte", local.beta_ns_per_byte);
                 rec.add("checked", true);
                 add_provenance(rec);
@@ -323,9 +344,10 @@ void run_weft_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long
             }
         }
         t.add_separator();
-        ctx.say("weft over mpi, %ld ranks: alpha_R %.0f ns, beta_R %.3f ns/B, alpha_L %.0f ns, beta_L %.4f ns/B "
-                "(measured in the job: weft port exchanges, 8 B..16 KiB)\n",
-                p, remote.alpha_ns, remote.beta_ns_per_byte, local.alpha_ns, local.beta_ns_per_byte);
+        ctx.say("weft over mpi, %ld ranks: alpha_R %.0f ns, beta_R %.3f ns/B, o %.0f ns, o_beta %.3f ns/B, alpha_L %.0f "
+                "ns, beta_L %.4f ns/B (measured in the job: weft port exchanges, 8 B..2 KiB)\n",
+                p, remote.alpha_ns, remote.beta_ns_per_byte, overhead.alpha_ns, overhead.beta_ns_per_byte,
+                local.alpha_ns, local.beta_ns_per_byte);
     }
     ctx.print(t, "pde on weft's ports over weft's mpi transport: seconds per sweep (slowest rank, median) against "
                  "the model; every result equals the serial one");
@@ -368,14 +390,18 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
         check(weft_net_init(&ncfg), "weft_net_init");
         ctx.progress("inproc, %d nodes on %d workers: alpha and beta, remote (node 0 - node 1) and same-node", nodes,
                      workers);
-        pingpong::fit const remote = weft_message_fit(0, 1, {8, 1024, 4096, 16384}, rounds, 100);
-        pingpong::fit const local = weft_message_fit(0, 0, {8, 1024, 4096, 16384}, rounds, 5000);
+        std::vector<std::size_t> const& sizes = kFitSizes;
+        pingpong::fit const remote = weft_message_fit(0, 1, sizes, rounds, 100);
+        // The overhead exchange computes twice the largest message's measured
+        // latency between send and receive, so that the message is in by then.
+        double const cover_ns = 2 * (remote.alpha_ns + remote.beta_ns_per_byte * static_cast<double>(sizes.back()));
+        pingpong::fit const overhead =
+            weft_message_fit(0, 1, sizes, rounds, 100, static_cast<std::uint64_t>(std::max(cover_ns, 0.0)) + 20000);
+        pingpong::fit const local = weft_message_fit(0, 0, sizes, rounds, 5000);
         model_params mp;  // share stays 1: calc(n) is measured with the nodes sharing the workers
-        mp.alpha_r_s = std::max(0.0, remote.alpha_ns * 1e-9);
-        mp.beta_r_s = std::max(0.0, remote.beta_ns_per_byte * 1e-9);
-        // A same-node message is a few hundred ns next to a copy of up to
-        // 16 KiB, so its fitted intercept can come out below 0: the model
-        // takes 0 then (the rows keep the fit).
+        set_remote(mp, remote, overhead);
+        // A same-node message costs tens of ns, so its fitted intercept can
+        // come out below 0: the model takes 0 then (the rows keep the fit).
         mp.alpha_l_s = std::max(0.0, local.alpha_ns * 1e-9);
         mp.beta_l_s = std::max(0.0, local.beta_ns_per_byte * 1e-9);
         // Sweeps per run: about run_s of the blocking model's time, from a
@@ -426,6 +452,7 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
                 rec.add("injected_alpha_ns", static_cast<double>(inj_alpha_ns));
                 rec.add("injected_beta_ns_per_byte", static_cast<double>(inj_beta_ns));
                 rec.add("alpha_r_ns", remote.alpha_ns).add("beta_r_ns_per_byte", remote.beta_ns_per_byte);
+                rec.add("o_r_ns", overhead.alpha_ns).add("o_beta_r_ns_per_byte", overhead.beta_ns_per_byte);
                 rec.add("alpha_l_ns", local.alpha_ns).add("beta_l_ns_per_byte", local.beta_ns_per_byte);
                 rec.add("checked", true);
                 add_provenance(rec);
@@ -437,9 +464,10 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
             }
         }
         t.add_separator();
-        ctx.say("inproc, %d nodes: alpha_R %.0f ns, beta_R %.3f ns/B, alpha_L %.0f ns, beta_L %.4f ns/B (injected "
-                "%lld ns + %lld ns/B)\n",
-                nodes, remote.alpha_ns, remote.beta_ns_per_byte, local.alpha_ns, local.beta_ns_per_byte,
+        ctx.say("inproc, %d nodes: alpha_R %.0f ns, beta_R %.3f ns/B, o %.0f ns, o_beta %.3f ns/B, alpha_L %.0f ns, "
+                "beta_L %.4f ns/B (injected %lld ns + %lld ns/B)\n",
+                nodes, remote.alpha_ns, remote.beta_ns_per_byte, overhead.alpha_ns, overhead.beta_ns_per_byte,
+                local.alpha_ns, local.beta_ns_per_byte,
                 static_cast<long long>(inj_alpha_ns), static_cast<long long>(inj_beta_ns));
     }
     check(weft_finalize(), "weft_finalize");

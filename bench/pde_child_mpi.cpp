@@ -1,36 +1,90 @@
 // weft-bench pde --mpi-child: one rank of the PDE solver's job (pde.hpp).
 #include <mpi.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 
 #include "apps/pde/pde_mpi.hpp"
 #include "harness.hpp"
 #include "mpi_launch.hpp"
 #include "pde.hpp"
+#include "pingpong.hpp"
 
 namespace weft::bench::pde {
+
+namespace {
+
+// Seconds per step of an exchange between ranks 0 and 1 (both post an
+// MPI_Isend of `bytes` to the other, compute `compute_ns`, receive the
+// other's, wait for their send), less compute_ns; the pattern of
+// weft's exchange in pde_weft.cpp, in plain MPI. Other ranks return 0.
+double raw_exchange_ns(int rank, std::size_t bytes, long iters, std::uint64_t compute_ns) {
+    if (rank > 1) return 0;
+    std::vector<unsigned char> out(bytes, 1), in(bytes);
+    int const peer = 1 - rank, count = static_cast<int>(bytes);
+    long const warmup = std::max(1L, iters / 10);
+    std::uint64_t t0 = 0;
+    for (long i = 0; i < warmup + iters; ++i) {
+        if (i == warmup) t0 = now_ns();
+        MPI_Request req;
+        MPI_Isend(out.data(), count, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &req);
+        if (compute_ns > 0) busy_for_ns(compute_ns);
+        MPI_Recv(in.data(), count, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    }
+    return static_cast<double>(now_ns() - t0) / static_cast<double>(iters) - static_cast<double>(compute_ns);
+}
+
+}  // namespace
 
 int child(int ranks, std::vector<long> const& sides, std::vector<std::string> const& versions, int rounds,
           double work, int max_sweeps) {
     namespace app = weft::apps::pde;
     int const rank = mpi::child_begin(ranks, "weft-bench pde --mpi-child");
+    if (ranks >= 2) {
+        // The model's alpha, beta and overhead (pde_weft.cpp's sizes and
+        // computation), rounds interleaved over the sizes.
+        std::vector<pingpong::point> latency, overhead;
+        for (std::size_t bytes : kFitSizes) {
+            latency.push_back({bytes, {}});
+            overhead.push_back({bytes, {}});
+        }
+        for (int round = 0; round < rounds; ++round)
+            for (std::size_t i = 0; i < latency.size(); ++i) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                latency[i].half_rtt_ns.push_back(raw_exchange_ns(rank, latency[i].bytes, 2000, 0));
+                overhead[i].half_rtt_ns.push_back(raw_exchange_ns(rank, overhead[i].bytes, 2000, kOverheadComputeNs));
+            }
+        if (rank == 0) {
+            pingpong::fit const r = pingpong::fit_alpha_beta(latency, latency.back().bytes);
+            pingpong::fit const o = pingpong::fit_alpha_beta(overhead, overhead.back().bytes);
+            std::printf("fit remote %.9g %.9g\nfit overhead %.9g %.9g\n", r.alpha_ns, r.beta_ns_per_byte, o.alpha_ns,
+                        o.beta_ns_per_byte);
+        }
+    }
     app::layout const l = app::block_layout(ranks);
     for (long side : sides) {
         std::size_t const gnx = static_cast<std::size_t>(side * l.px), gny = static_cast<std::size_t>(side * l.py);
         int const sweeps = sweeps_for(side, work, max_sweeps);
-        MPI_Barrier(MPI_COMM_WORLD);
-        std::printf("calc %ld %d %.9g\n", side, rank, calc_on_job(ranks, rank, side, sweeps, rounds));
         app::solver s(MPI_COMM_WORLD, gnx, gny);
         std::vector<double> const ref = rank == 0 ? app::serial(gnx, gny, sweeps) : std::vector<double>{};
+        std::vector<app::version> vs;
         for (std::string const& name : versions) {
             app::version v{};
             if (!app::parse_version(name, v)) die("pde child: unknown version '%s'", name.c_str());
             (void)s.run(v, sweeps);
             std::vector<double> const got = s.gather();
             if (rank == 0) std::printf("check %s %ld %d %.17g\n", name.c_str(), side, sweeps, app::max_abs_diff(got, ref));
-            for (int round = 0; round < rounds; ++round) {
+            vs.push_back(v);
+        }
+        // Rounds: calc(n) and then every version, as the weft child's.
+        for (int round = 0; round < rounds; ++round) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            std::printf("calc %ld %d %d %.9g\n", side, rank, round, calc_on_job(ranks, rank, side, sweeps));
+            for (app::version v : vs) {
                 double const t = s.run(v, sweeps);
-                if (rank == 0) std::printf("pde %s %ld %d %.9g\n", name.c_str(), side, round, t);
+                if (rank == 0) std::printf("pde %s %ld %d %.9g\n", app::version_name(v), side, round, t);
             }
             std::fflush(stdout);
         }

@@ -25,13 +25,18 @@ namespace app = weft::apps::pde;
 // An exchange between a thread on node `a` and one on node `b`: each of
 // `iters` steps (after a tenth as many unrecorded ones), both send `bytes` to
 // the other and then receive the other's; half_rtt_ns is the time per step,
-// the latency of a message as a solver's strip sees it.
+// the latency of a message as a solver's strip sees it. With compute_ns, each
+// thread computes that long between its send and its receive (a busy loop, no
+// scheduling point, as a strip's sweep): when that covers the latency, the
+// step less compute_ns is what the messages cost the CPU (overhead_ns).
 struct pingpong_run {
     weft_port_id_t port_a{}, port_b{};
     std::size_t bytes = 0;
     long iters = 0, warmup = 0;
+    std::uint64_t compute_ns = 0;
     double half_rtt_ns = 0;
 };
+
 
 void* make_port(void* arg) {
     auto* id = static_cast<weft_port_id_t*>(arg);
@@ -60,6 +65,7 @@ void* exchange(void* arg) {
     for (long i = 0; i < r->warmup + r->iters; ++i) {
         if (i == r->warmup) t0 = now_ns();
         check(weft_net_send(x->to, 0, buf.data(), buf.size()), "weft_net_send");
+        if (r->compute_ns > 0) busy_for_ns(r->compute_ns);
         check(weft_net_recv(x->mine, buf.data(), buf.size(), nullptr, WEFT_NET_FOREVER), "weft_net_recv");
     }
     if (x->timed) r->half_rtt_ns = static_cast<double>(now_ns() - t0) / static_cast<double>(r->iters);
@@ -73,10 +79,11 @@ void on_node(int node, void* (*fn)(void*), void* arg) {
     check(weft_thread_join(t, nullptr), "weft_thread_join");
 }
 
-double exchange_ns(int a, int b, std::size_t bytes, long iters) {
+double exchange_ns(int a, int b, std::size_t bytes, long iters, std::uint64_t compute_ns) {
     pingpong_run r;
     r.bytes = bytes;
     r.iters = iters;
+    r.compute_ns = compute_ns;
     r.warmup = std::max(1L, iters / 10);
     on_node(a, make_port, &r.port_a);
     on_node(b, make_port, &r.port_b);
@@ -88,17 +95,21 @@ double exchange_ns(int a, int b, std::size_t bytes, long iters) {
     check(weft_thread_join(tq, nullptr), "weft_thread_join");
     on_node(a, drop_port, &r.port_a);
     on_node(b, drop_port, &r.port_b);
-    return r.half_rtt_ns;
+    return r.half_rtt_ns - static_cast<double>(compute_ns);
 }
 
-// The sizes and steps of the model's alpha/beta exchanges.
-std::vector<std::size_t> const kFitSizes = {8, 1024, 4096, 16384};
 
-// The remote exchange of weft_message_fit between a thread of rank 0 and one
-// of rank 1 of an mpi job, each rank running its side: one port per rank for
-// all the sizes, found by the other through the naming service. Rank 0's
-// measurements; other ranks take no part and return no points.
-std::vector<pingpong::point> remote_exchange_mpi(int rounds, long iters) {
+// The remote exchanges of the model's inputs between a thread of rank 0 and
+// one of rank 1 of an mpi job, each rank running its side: one port per rank
+// for all of them, found by the other through the naming service. For every
+// size, the plain exchange (latency) and the one with compute_ns between send
+// and receive (overhead: the step less compute_ns), rounds interleaved over
+// the sizes. Rank 0's measurements; other ranks take no part and return none.
+struct remote_points {
+    std::vector<pingpong::point> latency, overhead;
+};
+
+remote_points remote_exchange_mpi(int rounds, long iters, std::uint64_t compute_ns) {
     int const self = weft_net_self_node();
     if (self > 1) return {};
     weft_port_id_t mine{}, peer{};
@@ -110,24 +121,30 @@ std::vector<pingpong::point> remote_exchange_mpi(int rounds, long iters) {
         die("pde child (weft over mpi), rank %d: no port named '%s' within %.0f s: rank %d is not measuring", self,
             peer_name.c_str(), static_cast<double>(app::kLookupTimeoutNs) * 1e-9, 1 - self);
     check(rc, "weft_net_name_lookup");
-    std::vector<pingpong::point> pts;
-    for (std::size_t s : kFitSizes) pts.push_back({s, {}});
+    remote_points pts;
+    for (std::size_t s : kFitSizes) {
+        pts.latency.push_back({s, {}});
+        pts.overhead.push_back({s, {}});
+    }
     // Both ranks run the same sequence of exchanges; every message a rank
     // sends is received by the other before either goes on to the next.
     for (int r = 0; r < rounds; ++r)
-        for (auto& p : pts) {
-            pingpong_run run;
-            run.bytes = p.bytes;
-            run.iters = iters;
-            run.warmup = std::max(1L, iters / 10);
-            exchange_side x{&run, peer, mine, self == 0};
-            on_node(self, exchange, &x);
-            p.half_rtt_ns.push_back(run.half_rtt_ns);
-        }
+        for (std::size_t i = 0; i < kFitSizes.size(); ++i)
+            for (std::uint64_t compute : {std::uint64_t{0}, compute_ns}) {
+                pingpong_run run;
+                run.bytes = kFitSizes[i];
+                run.iters = iters;
+                run.warmup = std::max(1L, iters / 10);
+                run.compute_ns = compute;
+                exchange_side x{&run, peer, mine, self == 0};
+                on_node(self, exchange, &x);
+                (compute == 0 ? pts.latency : pts.overhead)[i].half_rtt_ns.push_back(run.half_rtt_ns -
+                                                                                       static_cast<double>(compute));
+            }
     // Every message to this port has been received, and the peer has found it.
     check(weft_net_name_unregister(name.c_str()), "weft_net_name_unregister");
     on_node(self, drop_port, &mine);
-    return self == 0 ? pts : std::vector<pingpong::point>{};
+    return self == 0 ? pts : remote_points{};
 }
 
 // A node's block relaxed `sweeps` times with no messages.
@@ -164,13 +181,14 @@ double weft_calc_time(int nodes, long side, int sweeps) {
     return static_cast<double>(now_ns() - t0) * 1e-9 / sweeps;
 }
 
-pingpong::fit weft_message_fit(int a, int b, std::vector<std::size_t> const& sizes, int rounds, long iters) {
+pingpong::fit weft_message_fit(int a, int b, std::vector<std::size_t> const& sizes, int rounds, long iters,
+                               std::uint64_t compute_ns) {
     std::vector<pingpong::point> pts;
     for (std::size_t s : sizes) pts.push_back({s, {}});
     // Rounds interleaved over the sizes, so that a slow moment of the machine
     // does not land on one size.
     for (int r = 0; r < rounds; ++r)
-        for (auto& p : pts) p.half_rtt_ns.push_back(exchange_ns(a, b, p.bytes, iters));
+        for (auto& p : pts) p.half_rtt_ns.push_back(exchange_ns(a, b, p.bytes, iters, compute_ns));
     return pingpong::fit_alpha_beta(pts, sizes.back());
 }
 
@@ -252,12 +270,13 @@ int weft_mpi_child(int ranks, std::vector<long> const& sides, std::vector<std::s
             "the mpiexec of another MPI than weft's",
             nodes, nodes == 1 ? "" : "s", ranks);
     if (nodes >= 2) {
-        std::vector<pingpong::point> const remote = remote_exchange_mpi(rounds, 2000);
+        remote_points const remote = remote_exchange_mpi(rounds, 2000, kOverheadComputeNs);
         if (rank == 0) {
-            pingpong::fit const r = pingpong::fit_alpha_beta(remote, kFitSizes.back());
+            pingpong::fit const r = pingpong::fit_alpha_beta(remote.latency, kFitSizes.back());
+            pingpong::fit const o = pingpong::fit_alpha_beta(remote.overhead, kFitSizes.back());
             pingpong::fit const l = weft_message_fit(0, 0, kFitSizes, rounds, 5000);
-            std::printf("fit remote %.9g %.9g\nfit local %.9g %.9g\n", r.alpha_ns, r.beta_ns_per_byte, l.alpha_ns,
-                        l.beta_ns_per_byte);
+            std::printf("fit remote %.9g %.9g\nfit overhead %.9g %.9g\nfit local %.9g %.9g\n", r.alpha_ns,
+                        r.beta_ns_per_byte, o.alpha_ns, o.beta_ns_per_byte, l.alpha_ns, l.beta_ns_per_byte);
         }
     }
     app::layout const l = app::block_layout(nodes);
@@ -266,9 +285,6 @@ int weft_mpi_child(int ranks, std::vector<long> const& sides, std::vector<std::s
         for (long side : sides) {
             std::size_t const gnx = static_cast<std::size_t>(side * l.px), gny = static_cast<std::size_t>(side * l.py);
             int const sweeps = sweeps_for(side, work, max_sweeps);
-            check(weft_net_barrier(), "weft_net_barrier");
-            std::printf("calc %ld %d %.9g\n", side, rank, calc_on_job(nodes, rank, side, sweeps, rounds));
-            std::fflush(stdout);
             std::vector<double> const ref = rank == 0 ? app::serial(gnx, gny, sweeps) : std::vector<double>{};
             for (auto v : vs) {
                 app::problem const p{gnx, gny, v, sweeps};
@@ -277,7 +293,14 @@ int weft_mpi_child(int ranks, std::vector<long> const& sides, std::vector<std::s
                 if (rank == 0)
                     std::printf("check %s %ld %d %.17g\n", app::weft_version_name(v), side, sweeps,
                                 app::max_abs_diff(got, ref));
-                for (int round = 0; round < rounds; ++round) {
+            }
+            // Rounds: calc(n) and then every version, so that a slow moment
+            // of the machine lands on the model's input as on the versions.
+            for (int round = 0; round < rounds; ++round) {
+                check(weft_net_barrier(), "weft_net_barrier");
+                std::printf("calc %ld %d %d %.9g\n", side, rank, round, calc_on_job(nodes, rank, side, sweeps));
+                for (auto v : vs) {
+                    app::problem const p{gnx, gny, v, sweeps};
                     double const t = app::run_distributed(p, std::to_string(run++), false, nullptr);
                     if (rank == 0) std::printf("pde %s %ld %d %.9g\n", app::weft_version_name(v), side, round, t);
                 }

@@ -15,8 +15,12 @@ namespace weft::bench::pde {
 // of the running job (a == b: same-node), as a solver's strip sees it: the
 // time per step of an exchange (both threads send to the other, then
 // receive), for every size, `rounds` rounds interleaved over the sizes,
-// `iters` steps each, fitted by least squares.
-pingpong::fit weft_message_fit(int a, int b, std::vector<std::size_t> const& sizes, int rounds, long iters);
+// `iters` steps each, fitted by least squares. With compute_ns > 0, each
+// thread computes that long between its send and its receive and the fit is
+// of the step less compute_ns: when compute_ns covers the latency, what a
+// message costs the CPU at each end (the model's overhead o).
+pingpong::fit weft_message_fit(int a, int b, std::vector<std::size_t> const& sizes, int rounds, long iters,
+                               std::uint64_t compute_ns = 0);
 
 // calc(n): seconds per sweep of every node relaxing its side x side block at
 // once on the job's workers, with no messages (a weft thread per node; the
@@ -43,11 +47,13 @@ double weft_run(int nodes, long side, weft::apps::pde::weft_version v, int sweep
 // rank, one worker each; apps/pde run_distributed). First the model's inputs,
 // measured on this job with weft_message_fit's exchange: remote between
 // threads of ranks 0 and 1 (their ports found through the naming service),
-// same-node between two threads of rank 0, each over the sizes 8 B..16 KiB;
-// rank 0 prints "fit remote ALPHA_NS BETA_NS_PER_BYTE" and "fit local ...".
-// Then, as the raw MPI child (pde.hpp, child), for every side and version a
-// checked run and `rounds` timed ones; rank 0 prints the "check" and "pde"
-// lines, the time the slowest node's.
+// same-node between two threads of rank 0, each over kFitSizes, and the
+// remote overhead (the exchange with kOverheadComputeNs of computation between
+// send and receive); rank 0 prints "fit remote ALPHA_NS BETA_NS_PER_BYTE",
+// "fit overhead ..." and "fit local ...". Then, as the raw MPI child
+// (pde.hpp, child), for every side each version's checked run and `rounds`
+// rounds of calc(n) and the versions' timed runs; rank 0 prints the "check"
+// and "pde" lines, the time the slowest node's.
 int weft_mpi_child(int ranks, std::vector<long> const& sides, std::vector<std::string> const& versions, int rounds,
                    double work, int max_sweeps);
 

@@ -300,8 +300,9 @@ public:
             dir[0].has_gather = true;
             times_at = find(times_name(run_), timeout_ns);
         }
-        weft::detail::check(weft_net_barrier(), "weft_net_barrier (before the sweeps)");
-        double secs = run_node(p_, self_, dir, gather, result);
+        double secs = run_node(p_, self_, dir, gather, result, [] {
+            weft::detail::check(weft_net_barrier(), "weft_net_barrier (before the sweeps)");
+        });
         if (self_ != 0) {
             weft::detail::check(weft_net_send(times_at, 0, &secs, sizeof secs), "weft_net_send (times)");
         } else {
@@ -445,11 +446,12 @@ void destroy_node_ports(node_ports const& ports) {
 }
 
 double run_node(problem const& p, int node, std::vector<node_ports> const& directory, bool gather,
-                std::vector<double>* result) {
+                std::vector<double>* result, std::function<void()> const& ready) {
     int const threads = threads_per_node(p.version);
     std::vector<strip_solver> solvers;
     solvers.reserve(static_cast<std::size_t>(threads));
     for (int i = 0; i < threads; ++i) solvers.emplace_back(p, node, i, directory);
+    ready();
     std::vector<strip_task> tasks(static_cast<std::size_t>(threads));
     std::vector<weft_thread_t> ts(static_cast<std::size_t>(threads));
     double const t0 = now_s();
@@ -509,9 +511,16 @@ double run_inproc(problem const& p, bool gather, std::vector<double>* result) {
     std::vector<node_ports> directory(static_cast<std::size_t>(nodes));
     on_every_node(nodes, [&](int j) { directory[static_cast<std::size_t>(j)] = make_node_ports(p, j); });
     std::vector<double> secs(static_cast<std::size_t>(nodes));
+    weft_barrier_t built;
+    weft::detail::check(weft_barrier_init(&built, static_cast<unsigned>(nodes)), "weft_barrier_init");
+    auto const ready = [&built] {
+        int const rc = weft_barrier_wait(&built);
+        if (rc != 0 && rc != WEFT_BARRIER_SERIAL_THREAD) weft::detail::check(rc, "weft_barrier_wait");
+    };
     on_every_node(nodes, [&](int j) {
-        secs[static_cast<std::size_t>(j)] = run_node(p, j, directory, gather, j == 0 ? result : nullptr);
+        secs[static_cast<std::size_t>(j)] = run_node(p, j, directory, gather, j == 0 ? result : nullptr, ready);
     });
+    weft::detail::check(weft_barrier_destroy(&built), "weft_barrier_destroy");
     on_every_node(nodes, [&](int j) { destroy_node_ports(directory[static_cast<std::size_t>(j)]); });
     return *std::max_element(secs.begin(), secs.end());
 }

@@ -40,6 +40,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -91,9 +92,12 @@ node_ports make_node_ports(problem const& p, int node);
 void destroy_node_ports(node_ports const& ports);
 
 // Step 3, on a thread of node `node` once every node's ports exist
-// (directory[j] = node j's): runs node `node`'s strips (the caller runs strip
-// 0, weft threads on the same node the others) and returns the node's seconds
-// per sweep, from its first send to the end of its last update. With
+// (directory[j] = node j's): builds node `node`'s strips (their grids
+// allocated and initialised), calls ready(), which returns once every node of
+// the job has built its strips (a barrier), runs the strips (the caller runs
+// strip 0, weft threads on the same node the others) and returns the node's
+// seconds per sweep, from its first send to the end of its last update: a
+// node's time never includes a neighbour still building its grids. With
 // `gather`, node `node` then sends its points to node 0's gather port and
 // node 0 returns the global interior (gnx * gny values, row-major) in
 // `result`; other nodes leave `result` empty. A failed send or receive (a
@@ -101,7 +105,7 @@ void destroy_node_ports(node_ports const& ports);
 // process, as the MPI versions' MPI_Abort does: the other nodes would
 // otherwise wait for its edges for ever.
 double run_node(problem const& p, int node, std::vector<node_ports> const& directory, bool gather,
-                std::vector<double>* result);
+                std::vector<double>* result, std::function<void()> const& ready);
 
 // Steps 1-3 on every node of the running job, all of which must be in this
 // process (the inproc transport): one weft thread per node for each step.
@@ -122,8 +126,9 @@ inline constexpr std::int64_t kLookupTimeoutNs = 30'000'000'000;
 // gather port "pde/<run>/gather" and a port for the nodes' times
 // "pde/<run>/times"; the node then looks up its neighbours' ports and node
 // 0's (a lookup returns once the name exists, so once the port does), waiting
-// at most lookup_timeout_ns for each, and joins a weft_net_barrier, so that
-// every node starts its sweeps together. After run_node every node sends its
+// at most lookup_timeout_ns for each, and runs run_node with a
+// weft_net_barrier as its ready(), so that every node starts its sweeps
+// together. After run_node every node sends its
 // seconds per sweep to node 0 and unregisters its names (every lookup was
 // done before the first barrier; after the final one node 0 may end the job,
 // and with it the naming service), and after a final weft_net_barrier (no

@@ -1,7 +1,9 @@
 // The arithmetic of weft-bench pde's model (bench/pde_model.hpp): equations
 // (1)-(3) of Felten & McNamee in the paper's own units (t = 1 per point), the
-// three predictions the paper draws from them (§5), and the four-thread
-// generalisation reducing to eq. (2) at T = 2.
+// three predictions the paper draws from them (§5), the four-thread
+// generalisation reducing to eq. (2) at T = 2, and the overlap forms (one
+// latency per exchange, and a message's CPU overhead o where it arrives while
+// the node computes).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -89,6 +91,42 @@ TEST(PdeModel, four_threads_hide_latency_behind_three_subphases) {
     EXPECT_DOUBLE_EQ(t_threads(m, s), 4 * (2 * 300.0 / 3));
     s.n = 4000;  // compute-bound: 4 subphases of n / 4
     EXPECT_DOUBLE_EQ(t_threads(m, s), 4000);
+}
+
+TEST(PdeModel, overlap_forms_charge_one_latency_per_exchange) {
+    model_params const m = paper(300, 1, 0, 0, 0);
+    model_shape const b = one_thread(10000);  // 4 messages of 100 units: latency 400 each
+    EXPECT_DOUBLE_EQ(t_blocking(m, b), 10000 + 4 * 400);
+    EXPECT_DOUBLE_EQ(t_blocking_overlap(m, b), 10000 + 400);
+    EXPECT_DOUBLE_EQ(t_handcoded_overlap(m, b), 10000);  // the interior, 9600, covers the 400
+    model_shape small = one_thread(100);                 // latency-bound: 310 in flight, then the 40 edge points
+    EXPECT_DOUBLE_EQ(t_handcoded_overlap(m, small), 310 + 40);
+    // Two threads: each computes n/2 and then waits one latency; the CPU does both halves.
+    model_shape t = two_threads(200);  // remote messages of 10 units: latency 310; local ones free
+    EXPECT_DOUBLE_EQ(t_threads_overlap(m, t), 100 + 310);
+    t = two_threads(2000);
+    EXPECT_DOUBLE_EQ(t_threads_overlap(m, t), 2000);
+}
+
+TEST(PdeModel, overhead_is_charged_where_messages_arrive_during_computation) {
+    model_params m = paper(300, 0, 0, 0, 0);
+    m.o_r_s = 50;
+    m.o_beta_r_s = 1;  // a message of 100 units costs its receiver 150 of CPU
+    model_shape const b = one_thread(10000);
+    // blocking1 waits for its messages: their cost is the latency, o is not added.
+    EXPECT_DOUBLE_EQ(t_blocking_overlap(m, b), 10000 + 300);
+    // handcoded: compute-bound, the 4 messages' overhead on the CPU with the interior ...
+    EXPECT_DOUBLE_EQ(t_handcoded_overlap(m, b), 9600 + 4 * 150 + 400);
+    // ... latency-bound, the wait covers it.
+    model_shape small = one_thread(100);
+    small.remote_bytes = 0;
+    EXPECT_DOUBLE_EQ(t_handcoded_overlap(m, small), 300 + 40);
+    // The threads: the overhead of the busiest thread's remote messages is in each thread's CPU.
+    model_shape t = two_threads(2000);
+    t.remote_bytes = 0;
+    EXPECT_DOUBLE_EQ(t_threads_overlap(m, t), 2 * (1000 + 3 * 50));
+    // The paper's equations as printed have no overhead term.
+    EXPECT_DOUBLE_EQ(t_handcoded(m, b), t_handcoded(paper(300, 0, 0, 0, 0), b));
 }
 
 }  // namespace
