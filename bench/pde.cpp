@@ -111,6 +111,18 @@ void set_remote(model_params& mp, pingpong::fit const& latency, pingpong::fit co
     mp.o_beta_r_s = std::max(0.0, overhead.beta_ns_per_byte * 1e-9);
 }
 
+// The model's computation from calc(n), measured with every node sweeping at
+// once: f, the nodes whose waits a CPU fills with another node's computation,
+// and t, a point's seconds on a node computing alone, so that f t n = calc(n).
+// In-process nodes on one worker are such nodes (a node that waits blocks its
+// weft thread, and the worker runs another node's); MPI ranks on one CPU are
+// not (a rank that waits polls, and keeps its CPU until the kernel's time
+// slice ends), so an MPI job's f is 1, whatever its ranks per CPU.
+void set_calc(model_params& mp, double calc_s, long side, double f) {
+    mp.share = std::max(1.0, f);
+    mp.t_point_s = calc_s / (static_cast<double>(side) * static_cast<double>(side) * mp.share);
+}
+
 std::vector<long> parse_longs(std::string const& option, std::vector<std::string> const& items, long lo, long hi) {
     std::vector<long> v;
     for (auto const& s : items) {
@@ -238,19 +250,25 @@ void run_raw_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long>
                 // rank: T_b for mpi_plain, T_opt for handcoded.
                 model_shape const shape = weft_shape(static_cast<int>(p), s, 1);
                 model_params mp;
-                mp.t_point_s = calc_s / static_cast<double>(s * s);
+                set_calc(mp, calc_s, s, 1);
                 set_remote(mp, remote, overhead);
                 bool const plain = v == "mpi_plain";
                 double const model_s = plain ? t_blocking(mp, shape) : t_handcoded(mp, shape);
-                double const overlap_s = plain ? t_blocking_overlap(mp, shape) : t_handcoded_overlap(mp, shape);
+                // mpi_plain's four MPI_Sendrecv shifts run one after the
+                // other, and each shift along a dimension with two blocks
+                // waits for its message: 2 k one-way latencies in a row, as
+                // eq. (1) adds them (apps/pde/pde_mpi.cpp).
+                model_shape shifts = shape;
+                shifts.remote = 2 * shape.remote;
+                double const overlap_s = plain ? t_blocking(mp, shifts) : t_handcoded_overlap(mp, shape);
                 json_object rec = ctx.record();
                 rec.add("transport", "raw_mpi").add("ranks", p).add("n", s * s).add("side", s).add("version", v);
                 rec.add("time_s", sum.median).add("time_s_spread", sum.spread).add("model_s", model_s);
                 rec.add("time_over_model", model_s > 0 ? sum.median / model_s : 0.0);
                 rec.add("model_overlap_s", overlap_s).add("time_over_model_overlap", sum.median / overlap_s);
                 rec.add("sweeps", c.sweeps.at({v, s})).add("rounds", rounds).add("neighbours", shape.remote);
-                rec.add("oversubscribed", p > cpus).add("calc_s", calc_s);
-                rec.add("t_point_ns", calc_s * 1e9 / static_cast<double>(s * s));
+                rec.add("oversubscribed", p > cpus).add("calc_s", calc_s).add("overlap_f", mp.share);
+                rec.add("t_point_ns", mp.t_point_s * 1e9);
                 rec.add("alpha_r_ns", remote.alpha_ns).add("beta_r_ns_per_byte", remote.beta_ns_per_byte);
                 rec.add("o_r_ns", overhead.alpha_ns).add("o_beta_r_ns_per_byte", overhead.beta_ns_per_byte);
                 rec.add("checked", true);
@@ -303,13 +321,13 @@ void run_weft_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long
             die("pde child (mpi, %ld ranks): no 'fit remote', 'fit overhead' and 'fit local' lines; its output: %s", p,
                 out.c_str());
         pingpong::fit const remote = fits["remote"], overhead = fits["overhead"], local = fits["local"];
-        model_params mp;  // share stays 1: calc(n) is measured with the ranks sharing the CPUs
+        model_params mp;
         set_remote(mp, remote, overhead);
         mp.alpha_l_s = std::max(0.0, local.alpha_ns * 1e-9);
         mp.beta_l_s = std::max(0.0, local.beta_ns_per_byte * 1e-9);
         for (long s : sides) {
             double const calc_s = c.calc.at(s);
-            mp.t_point_s = calc_s / static_cast<double>(s * s);
+            set_calc(mp, calc_s, s, 1);
             auto const base_it = c.times.find({"blocking1", s});
             for (auto const& name : versions) {
                 app::weft_version v{};
@@ -330,7 +348,7 @@ void run_weft_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long
                 rec.add("rounds", rounds).add("workers_per_rank", 1).add("oversubscribed", p > cpus);
                 rec.add("remote_msgs", shape.remote).add("remote_bytes", shape.remote_bytes);
                 rec.add("local_msgs", shape.local).add("local_bytes", shape.local_bytes);
-                rec.add("calc_s", calc_s).add("t_point_ns", mp.t_point_s * 1e9);
+                rec.add("calc_s", calc_s).add("overlap_f", mp.share).add("t_point_ns", mp.t_point_s * 1e9);
                 rec.add("alpha_r_ns", remote.alpha_ns).add("beta_r_ns_per_byte", remote.beta_ns_per_byte);
                 rec.add("o_r_ns", overhead.alpha_ns).add("o_beta_r_ns_per_byte", overhead.beta_ns_per_byte);
                 rec.add("alpha_l_ns", local.alpha_ns).add("beta_l_ns_per_byte", local.beta_ns_per_byte);
@@ -398,8 +416,9 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
         pingpong::fit const overhead =
             weft_message_fit(0, 1, sizes, rounds, 100, static_cast<std::uint64_t>(std::max(cover_ns, 0.0)) + 20000);
         pingpong::fit const local = weft_message_fit(0, 0, sizes, rounds, 5000);
-        model_params mp;  // share stays 1: calc(n) is measured with the nodes sharing the workers
+        model_params mp;
         set_remote(mp, remote, overhead);
+        double const node_share = static_cast<double>(nodes) / static_cast<double>(std::min(workers, cpus));
         // A same-node message costs tens of ns, so its fitted intercept can
         // come out below 0: the model takes 0 then (the rows keep the fit).
         mp.alpha_l_s = std::max(0.0, local.alpha_ns * 1e-9);
@@ -409,7 +428,7 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
         std::map<long, int> sweeps, calc_sweeps;
         for (long s : sides) {
             calc_sweeps[s] = sweeps_for(s, work, max_sweeps);
-            mp.t_point_s = weft_calc_time(nodes, s, calc_sweeps[s]) / static_cast<double>(s * s);
+            set_calc(mp, weft_calc_time(nodes, s, calc_sweeps[s]), s, node_share);
             double const est = t_blocking(mp, weft_shape(nodes, s, 1));
             sweeps[s] = static_cast<int>(std::clamp(run_s / est, 3.0, static_cast<double>(max_sweeps)));
         }
@@ -428,7 +447,7 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
         check(weft_net_finalize(), "weft_net_finalize");
         for (long s : sides) {
             summary const calc_s = summarize(calc[s]);
-            mp.t_point_s = calc_s.median / static_cast<double>(s * s);
+            set_calc(mp, calc_s.median, s, node_share);
             auto const& base = times[{s, static_cast<int>(app::weft_version::blocking1)}];
             for (auto v : vs) {
                 auto const& ts = times[{s, static_cast<int>(v)}];
@@ -448,7 +467,8 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
                 rec.add("workers", workers).add("oversubscribed", nodes > cpus);
                 rec.add("remote_msgs", shape.remote).add("remote_bytes", shape.remote_bytes);
                 rec.add("local_msgs", shape.local).add("local_bytes", shape.local_bytes);
-                rec.add("calc_s", calc_s.median).add("calc_s_spread", calc_s.spread).add("t_point_ns", mp.t_point_s * 1e9);
+                rec.add("calc_s", calc_s.median).add("calc_s_spread", calc_s.spread).add("overlap_f", mp.share);
+                rec.add("t_point_ns", mp.t_point_s * 1e9);
                 rec.add("injected_alpha_ns", static_cast<double>(inj_alpha_ns));
                 rec.add("injected_beta_ns_per_byte", static_cast<double>(inj_beta_ns));
                 rec.add("alpha_r_ns", remote.alpha_ns).add("beta_r_ns_per_byte", remote.beta_ns_per_byte);

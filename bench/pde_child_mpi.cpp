@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
 
 #include "apps/pde/pde_mpi.hpp"
 #include "harness.hpp"
@@ -18,9 +19,8 @@ namespace {
 // Seconds per step of an exchange between ranks 0 and 1 (both post an
 // MPI_Isend of `bytes` to the other, compute `compute_ns`, receive the
 // other's, wait for their send), less compute_ns; the pattern of
-// weft's exchange in pde_weft.cpp, in plain MPI. Other ranks return 0.
+// weft's exchange in pde_weft.cpp, in plain MPI. Ranks 0 and 1 only.
 double raw_exchange_ns(int rank, std::size_t bytes, long iters, std::uint64_t compute_ns) {
-    if (rank > 1) return 0;
     std::vector<unsigned char> out(bytes, 1), in(bytes);
     int const peer = 1 - rank, count = static_cast<int>(bytes);
     long const warmup = std::max(1L, iters / 10);
@@ -36,6 +36,20 @@ double raw_exchange_ns(int rank, std::size_t bytes, long iters, std::uint64_t co
     return static_cast<double>(now_ns() - t0) / static_cast<double>(iters) - static_cast<double>(compute_ns);
 }
 
+// A barrier of every rank that does not poll: MPI_Barrier polls, and a rank
+// that polls while two others measure takes a CPU from them when ranks
+// outnumber CPUs.
+void barrier_sleeping() {
+    MPI_Request req;
+    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+    for (int done = 0;;) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done) return;
+        timespec const nap{0, 100'000};
+        nanosleep(&nap, nullptr);
+    }
+}
+
 }  // namespace
 
 int child(int ranks, std::vector<long> const& sides, std::vector<std::string> const& versions, int rounds,
@@ -44,24 +58,32 @@ int child(int ranks, std::vector<long> const& sides, std::vector<std::string> co
     int const rank = mpi::child_begin(ranks, "weft-bench pde --mpi-child");
     if (ranks >= 2) {
         // The model's alpha, beta and overhead (pde_weft.cpp's sizes and
-        // computation), rounds interleaved over the sizes.
-        std::vector<pingpong::point> latency, overhead;
-        for (std::size_t bytes : kFitSizes) {
-            latency.push_back({bytes, {}});
-            overhead.push_back({bytes, {}});
-        }
-        for (int round = 0; round < rounds; ++round)
-            for (std::size_t i = 0; i < latency.size(); ++i) {
-                MPI_Barrier(MPI_COMM_WORLD);
-                latency[i].half_rtt_ns.push_back(raw_exchange_ns(rank, latency[i].bytes, 2000, 0));
-                overhead[i].half_rtt_ns.push_back(raw_exchange_ns(rank, overhead[i].bytes, 2000, kOverheadComputeNs));
+        // computation), rounds interleaved over the sizes, between ranks 0
+        // and 1 while the others wait without polling.
+        MPI_Comm pair;
+        MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair);
+        if (rank < 2) {
+            std::vector<pingpong::point> latency, overhead;
+            for (std::size_t bytes : kFitSizes) {
+                latency.push_back({bytes, {}});
+                overhead.push_back({bytes, {}});
             }
-        if (rank == 0) {
-            pingpong::fit const r = pingpong::fit_alpha_beta(latency, latency.back().bytes);
-            pingpong::fit const o = pingpong::fit_alpha_beta(overhead, overhead.back().bytes);
-            std::printf("fit remote %.9g %.9g\nfit overhead %.9g %.9g\n", r.alpha_ns, r.beta_ns_per_byte, o.alpha_ns,
-                        o.beta_ns_per_byte);
+            for (int round = 0; round < rounds; ++round)
+                for (std::size_t i = 0; i < latency.size(); ++i) {
+                    MPI_Barrier(pair);
+                    latency[i].half_rtt_ns.push_back(raw_exchange_ns(rank, latency[i].bytes, 2000, 0));
+                    overhead[i].half_rtt_ns.push_back(
+                        raw_exchange_ns(rank, overhead[i].bytes, 2000, kOverheadComputeNs));
+                }
+            MPI_Comm_free(&pair);
+            if (rank == 0) {
+                pingpong::fit const r = pingpong::fit_alpha_beta(latency, latency.back().bytes);
+                pingpong::fit const o = pingpong::fit_alpha_beta(overhead, overhead.back().bytes);
+                std::printf("fit remote %.9g %.9g\nfit overhead %.9g %.9g\n", r.alpha_ns, r.beta_ns_per_byte,
+                            o.alpha_ns, o.beta_ns_per_byte);
+            }
         }
+        barrier_sleeping();
     }
     app::layout const l = app::block_layout(ranks);
     for (long side : sides) {

@@ -8,8 +8,9 @@
 //                      k_RT (alpha_R + beta_R lambda_RT) / (T - 1) }          threads2 (T = 2: eq. 2), threads4
 //   T_opt (3) = max{ f t (n - e), k_R (alpha_R + beta_R lambda_R) } + f t e   handcoded
 //
-// t is seconds per point, f the nodes that share one CPU (max(1, nodes /
-// CPUs)), k_R the block's remote neighbours and lambda_R the bytes of its
+// t is a point's seconds on a node computing alone, f the nodes that share
+// one CPU (max(1, nodes / CPUs); f t n is calc(n) measured with every node
+// sweeping at once), k_R the block's remote neighbours and lambda_R the bytes of its
 // longest edge; for T strips, k_RT and lambda_RT are the remote messages and
 // longest remote edge of the busiest strip and m_L its same-node messages of
 // lambda_L bytes. The paper models two threads only; for T threads the same
@@ -20,14 +21,13 @@
 //
 // Beside them, the same equations as this machine's networks behave (the
 // `_overlap` forms; docs/design/pde.md, "Messages in flight at once"), in
-// two ways:
+// three ways:
 // - the paper adds a node's k_R latencies, as messages that leave one
 //   interface one after the other, and eq. (2) has the two threads
 //   communicate one after the other. Where every message travels from its own
-//   send, an exchange costs one latency, alpha_R + beta_R lambda_R, and T
-//   threads take max{T cpu, cpu + that}: each thread's sweep is its
-//   computation and then its wait, and the CPU does all T threads'
-//   computation;
+//   send, an exchange costs one latency, L = alpha_R + beta_R lambda_R, and T
+//   threads take max{T cpu, cpu + L}: each thread's sweep is its computation
+//   and then its wait, and the CPU does all T threads' computation;
 // - the paper takes a remote message's whole latency as overlappable with
 //   computation. A message that arrives while its receiver computes costs the
 //   receiver's CPU, when it takes it, more than a message it was waiting for:
@@ -37,7 +37,14 @@
 //   (handcoded, and the threads, whose siblings compute) pay it on the CPU;
 //   blocking1 waits for its messages and pays the latency. Over the injected
 //   latency o is a few hundred ns against 50 us; over shared memory it is
-//   most of a message's cost.
+//   most of a message's cost;
+// - the f nodes that share a CPU overlap one another as a node's threads do:
+//   one node's wait is another's computation. So the CPU-bound branch is f
+//   times one node's work and the latency-bound one a single node's path:
+//     T_b'   = max{ f t n,  t n + L }
+//     T_T'   = max{ f T cpu,  cpu + L },  cpu = c + t n / T + m_L (alpha_L + beta_L lambda_L) + k_RT o(lambda_RT)
+//     T_opt' = max{ f (t n + k_R o(lambda_R)),  max{ t (n - e) + k_R o(lambda_R), L } + t e }
+//   With f = 1 they are the first two ways alone.
 #pragma once
 
 #include <algorithm>
@@ -97,18 +104,20 @@ inline double overhead_remote(model_params const& m, model_shape const& s) {
 }
 
 inline double t_blocking_overlap(model_params const& m, model_shape const& s) {
-    return m.share * m.t_point_s * s.n + latency_remote(m, s);
+    double const own = m.t_point_s * s.n;
+    return std::max(m.share * own, own + latency_remote(m, s));
 }
 
 inline double t_threads_overlap(model_params const& m, model_shape const& s) {
-    double const cpu = m.switch_s + m.share * m.t_point_s * s.n / s.threads +
+    double const cpu = m.switch_s + m.t_point_s * s.n / s.threads +
                        s.local * (m.alpha_l_s + m.beta_l_s * s.local_bytes) + overhead_remote(m, s);
-    return std::max(s.threads * cpu, cpu + latency_remote(m, s));
+    return std::max(m.share * s.threads * cpu, cpu + latency_remote(m, s));
 }
 
 inline double t_handcoded_overlap(model_params const& m, model_shape const& s) {
-    return std::max(m.share * m.t_point_s * (s.n - s.e) + overhead_remote(m, s), latency_remote(m, s)) +
-           m.share * m.t_point_s * s.e;
+    double const o = overhead_remote(m, s);
+    double const path = std::max(m.t_point_s * (s.n - s.e) + o, latency_remote(m, s)) + m.t_point_s * s.e;
+    return std::max(m.share * (m.t_point_s * s.n + o), path);
 }
 
 }  // namespace weft::bench::pde
