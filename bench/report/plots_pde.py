@@ -45,7 +45,7 @@ def plot_versions(ax_s, ax_t, rows, versions, nodes, faint=False):
                   color=colour, alpha=0.6 if dashed else 1)
         ax_t.plot([r["n"] for r in sel], [r["model_s"] * 1e6 for r in sel], color=colour, linewidth=1.2,
                   linestyle=":" if dashed else "-")
-        # The model with one exchange's messages in flight at once (docs/design/pde.md): thin, dash-dot.
+        # The model as these networks behave (docs/design/pde.md, "Messages in flight at once"): thin, dash-dot.
         over = [r for r in sel if r.get("model_overlap_s")]
         if over and not faint:
             ov = speedup(over, "model_overlap_s", nodes)
@@ -62,10 +62,12 @@ def figure_for(rows, nodes, outdir, plt, transport="inproc", raw=()):
     over = " (oversubscribed: nodes share CPUs)" if r0.get("oversubscribed") else ""
     if transport == "inproc":
         net = (f"injected {r0.get('injected_alpha_ns', 0) / 1000:g} us + "
-               f"{r0.get('injected_beta_ns_per_byte', 0):g} ns/B; measured alpha_R {r0.get('alpha_r_ns', 0) / 1000:.1f} us")
+               f"{r0.get('injected_beta_ns_per_byte', 0):g} ns/B; measured alpha_R "
+               f"{r0.get('alpha_r_ns', 0) / 1000:.1f} us, o {r0.get('o_r_ns', 0):.0f} ns")
         where = f"{nodes} in-process nodes on {r0.get('workers', '?')} workers{over}"
     else:
-        net = f"weft's mpi transport: measured alpha_R {r0.get('alpha_r_ns', 0) / 1000:.2f} us"
+        net = (f"weft's mpi transport: measured alpha_R {r0.get('alpha_r_ns', 0) / 1000:.2f} us, "
+               f"o {r0.get('o_r_ns', 0) / 1000:.2f} us")
         where = f"{nodes} MPI ranks, one worker each{over}"
     ax_s.set_xscale("log")
     ax_s.axhline(nodes, color="grey", linewidth=0.8, linestyle="--")
@@ -74,7 +76,7 @@ def figure_for(rows, nodes, outdir, plt, transport="inproc", raw=()):
     ax_s.set_title(where, fontsize=10)
     ax_s.grid(alpha=0.3, which="both")
     ax_s.legend(fontsize=7, frameon=False, loc="upper left",
-                title="markers: measured; lines: model (dash-dot: messages in flight at once)",
+                title="markers: measured; lines: model (dash-dot: its overlap form)",
                 title_fontsize=7)
     ax_t.set_xscale("log")
     ax_t.set_yscale("log")
@@ -99,8 +101,9 @@ def plot_pde(records, outdir, plt):
         out.append((name, f"The PDE solver on {nodes} in-process nodes (weft ports, injected latency) as the paper's "
                           "Figure 1: speedup against points per node, measured (markers, medians over interleaved "
                           "rounds) and the model of equations (1)-(3) from alpha, beta and calc(n) measured in the "
-                          "same run (lines; dash-dot: the same equations with one exchange's messages in flight at "
-                          "once); right: the seconds per sweep on the same axes."))
+                          "same run (lines; dash-dot: their overlap form: one latency per exchange, a message's CPU "
+                          "overhead o, nodes on a worker hiding each other's waits); right: the seconds per sweep "
+                          "on the same axes."))
     for nodes in sorted({r["ranks"] for r in rows if r.get("transport") == "mpi"}):
         sel = [r for r in rows if r.get("transport") == "mpi" and r["ranks"] == nodes]
         raw = [r for r in rows if r.get("transport") == "raw_mpi" and r["ranks"] == nodes and r.get("calc_s")]
