@@ -28,7 +28,7 @@ namespace app = weft::apps::pde;
 // the latency of a message as a solver's strip sees it. With compute_ns, each
 // thread computes that long between its send and its receive (a busy loop, no
 // scheduling point, as a strip's sweep): when that covers the latency, the
-// step less compute_ns is what the messages cost the CPU (overhead_ns).
+// step less compute_ns is what the messages cost the CPU (the overhead o).
 struct pingpong_run {
     weft_port_id_t port_a{}, port_b{};
     std::size_t bytes = 0;
@@ -36,7 +36,6 @@ struct pingpong_run {
     std::uint64_t compute_ns = 0;
     double half_rtt_ns = 0;
 };
-
 
 void* make_port(void* arg) {
     auto* id = static_cast<weft_port_id_t*>(arg);
@@ -97,7 +96,6 @@ double exchange_ns(int a, int b, std::size_t bytes, long iters, std::uint64_t co
     on_node(b, drop_port, &r.port_b);
     return r.half_rtt_ns - static_cast<double>(compute_ns);
 }
-
 
 // The remote exchanges of the model's inputs between a thread of rank 0 and
 // one of rank 1 of an mpi job, each rank running its side: one port per rank
