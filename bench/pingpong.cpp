@@ -34,7 +34,10 @@ std::vector<std::size_t> parse_sizes(std::string const& option, std::vector<std:
 std::vector<point> measure(std::string const& experiment, std::vector<std::size_t> const& sizes, int rounds,
                            long iters, std::vector<std::string> const& extra, char const* what) {
     std::string list;
-    for (std::size_t b : sizes) list += (list.empty() ? "" : ",") + std::to_string(b);
+    for (std::size_t b : sizes) {
+        if (!list.empty()) list += ',';
+        list += std::to_string(b);
+    }
     std::vector<std::string> args = {experiment, "--mpi-child", "--sizes", list, "--rounds", std::to_string(rounds),
                                      "--iters", std::to_string(iters)};
     args.insert(args.end(), extra.begin(), extra.end());
