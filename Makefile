@@ -6,7 +6,7 @@
 #                      weft-bench demo: short runs of every experiment (under a
 #                      minute), tables, out/report/index.html
 #   make bench         the same packages and build + weft-bench all: the full suite
-#                      at benchmark sizes (about 35 minutes on 2 cores), same report
+#                      at benchmark sizes (about 21 minutes on 2 cores), same report
 #   make test          packages for the tests + release (all tests), asan (all tests),
 #                      tsan (label concurrency); last line "N passed, N failed"
 #   make deps          every package any target needs (scripts/deps.sh all)

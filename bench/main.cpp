@@ -40,7 +40,7 @@ constexpr int exit_usage = 2;
 // `time build/release/bin/weft-bench all` took 32 min 52 s on the 2-core AMD
 // EPYC VM the project is developed on, shared with other builds (load
 // average 8-13; docs/bench.md, "demo, all and the report").
-constexpr char const* full_suite_duration = "about 35 minutes";
+constexpr char const* full_suite_duration = "about 21 minutes";
 
 std::vector<std::string> experiment_names() {
     std::vector<std::string> names;

@@ -310,11 +310,11 @@ void case_large() {
 }
 
 // --- messages of every size class, in order, from several threads ---------------------
-// Sizes on both sides of a frame's inline payload (4,032 bytes) and of the
+// Sizes on both sides of a frame's inline payload (3,968 bytes) and of the
 // copy limit (64 KiB), each long one followed by a short one: a long
 // message's header and bulk travel as two MPI messages, and the short
 // message that its sender posts right after it must not overtake it.
-constexpr std::size_t kMixedSizes[] = {8, 4033, 16, 65536, 0, 4032, 70000, 5000, 100, 300000, 65537, 8};
+constexpr std::size_t kMixedSizes[] = {8, 3969, 16, 65536, 0, 3968, 70000, 5000, 100, 300000, 65537, 8};
 constexpr int kMixedThreads = 3;
 constexpr int kMixedPerThread = 36;  // every size three times
 constexpr std::size_t kMixedMax = 300000;
