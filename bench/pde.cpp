@@ -62,6 +62,25 @@ int sweeps_for(long side, double work, int max_sweeps) {
     return static_cast<int>(std::clamp(s, 2.0, static_cast<double>(max_sweeps)));
 }
 
+remote_points measure_remote(int rounds, std::function<double(std::size_t bytes, std::uint64_t compute_ns)> const& step) {
+    remote_points pts;
+    for (std::size_t bytes : kFitSizes) {
+        pts.latency.push_back({bytes, {}});
+        pts.overhead.push_back({bytes, {}});
+    }
+    for (int r = 0; r < rounds; ++r)
+        for (std::size_t i = 0; i < kFitSizes.size(); ++i) {
+            pts.latency[i].half_rtt_ns.push_back(step(kFitSizes[i], 0));
+            pts.overhead[i].half_rtt_ns.push_back(step(kFitSizes[i], kOverheadComputeNs) -
+                                                  static_cast<double>(kOverheadComputeNs));
+        }
+    return pts;
+}
+
+void print_fit(char const* name, pingpong::fit const& f) {
+    std::printf("fit %s %.9g %.9g\n", name, f.alpha_ns, f.beta_ns_per_byte);
+}
+
 double calc_on_job(int ranks, int rank, long side, int sweeps) {
     namespace app = weft::apps::pde;
     app::layout const l = app::block_layout(ranks);
@@ -84,7 +103,6 @@ double calc_on_job(int ranks, int rank, long side, int sweeps) {
 namespace {
 
 namespace app = weft::apps::pde;
-
 
 // The "fit NAME ALPHA_NS BETA_NS_PER_BYTE" lines of an MPI child, by name;
 // a line of another name, or a malformed one, ends the experiment.
@@ -189,20 +207,16 @@ child_output read_child(std::string const& out, long p, std::vector<long> const&
         slowest = std::max(slowest, secs);
         ++count;
     }
-    std::map<long, int> calc_ranks;  // per side: the fewest ranks of a round's calc(n)
-    std::map<long, std::vector<double>> calc_rounds;
-    for (auto const& [key, v] : calc_round) {
-        calc_rounds[key.first].push_back(v.first);
-        auto const it = calc_ranks.find(key.first);
-        calc_ranks[key.first] = it == calc_ranks.end() ? v.second : std::min(it->second, v.second);
-    }
-    for (auto const& [side, v] : calc_rounds)
-        if (static_cast<int>(v.size()) == rounds) c.calc[side] = summarize(v).median;
     for (long s : sides) {
-        if (calc_ranks[s] != p || !c.calc.count(s))
+        std::vector<double> slowest;
+        for (int r = 0; r < rounds; ++r)
+            if (auto it = calc_round.find({s, r}); it != calc_round.end() && it->second.second == p)
+                slowest.push_back(it->second.first);
+        if (static_cast<int>(slowest.size()) != rounds)
             die("pde child (%s, %ld ranks): side %ld: calc(n) not from all %ld ranks in each of %d rounds; its output: "
                 "%s",
                 transport, p, s, p, rounds, out.c_str());
+        c.calc[s] = summarize(slowest).median;
         for (auto const& v : versions) {
             auto const& ts = c.times[{v, s}];
             if (static_cast<int>(ts.size()) != rounds || !c.sweeps.count({v, s}))
@@ -408,14 +422,14 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
         check(weft_net_init(&ncfg), "weft_net_init");
         ctx.progress("inproc, %d nodes on %d workers: alpha and beta, remote (node 0 - node 1) and same-node", nodes,
                      workers);
-        std::vector<std::size_t> const& sizes = kFitSizes;
-        pingpong::fit const remote = weft_message_fit(0, 1, sizes, rounds, 100);
+        pingpong::fit const remote = weft_message_fit(0, 1, kFitSizes, rounds, 100);
         // The overhead exchange computes twice the largest message's measured
-        // latency between send and receive, so that the message is in by then.
-        double const cover_ns = 2 * (remote.alpha_ns + remote.beta_ns_per_byte * static_cast<double>(sizes.back()));
-        pingpong::fit const overhead =
-            weft_message_fit(0, 1, sizes, rounds, 100, static_cast<std::uint64_t>(std::max(cover_ns, 0.0)) + 20000);
-        pingpong::fit const local = weft_message_fit(0, 0, sizes, rounds, 5000);
+        // latency between send and receive (the injected latency is far above
+        // kOverheadComputeNs), so that the message is in by then.
+        double const cover_ns = 2 * (remote.alpha_ns + remote.beta_ns_per_byte * static_cast<double>(kFitSizes.back()));
+        pingpong::fit const overhead = weft_message_fit(
+            0, 1, kFitSizes, rounds, 100, static_cast<std::uint64_t>(std::max(cover_ns, 0.0)) + kOverheadComputeNs);
+        pingpong::fit const local = weft_message_fit(0, 0, kFitSizes, rounds, 5000);
         model_params mp;
         set_remote(mp, remote, overhead);
         double const node_share = static_cast<double>(nodes) / static_cast<double>(std::min(workers, cpus));

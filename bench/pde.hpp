@@ -3,8 +3,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "pingpong.hpp"
 
 namespace weft::bench::pde {
 
@@ -18,6 +21,21 @@ namespace weft::bench::pde {
 // its receive starts.
 inline std::vector<std::size_t> const kFitSizes = {8, 256, 1024, 2048};
 inline constexpr std::uint64_t kOverheadComputeNs = 20000;
+
+// The remote inputs of the model, as the MPI children measure them between
+// ranks 0 and 1: for every size of kFitSizes, the time per step of the plain
+// exchange (both send, then both receive: the latency) and of the same with
+// kOverheadComputeNs of computation between send and receive, less that
+// computation (the overhead o). `step(bytes, compute_ns)` runs one exchange
+// and returns its time per step; the rounds are interleaved over the sizes.
+struct remote_points {
+    std::vector<pingpong::point> latency, overhead;
+};
+remote_points measure_remote(int rounds, std::function<double(std::size_t bytes, std::uint64_t compute_ns)> const& step);
+
+// A child's line "fit NAME ALPHA_NS BETA_NS_PER_BYTE", which the parent reads
+// back by name (remote, overhead, local).
+void print_fit(char const* name, pingpong::fit const& f);
 
 // Sweeps of a run on blocks of side `side`: work / side^2, within [2, max_sweeps].
 int sweeps_for(long side, double work, int max_sweeps);

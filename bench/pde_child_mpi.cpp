@@ -16,10 +16,10 @@ namespace weft::bench::pde {
 
 namespace {
 
-// Seconds per step of an exchange between ranks 0 and 1 (both post an
+// Nanoseconds per step of an exchange between ranks 0 and 1 (both post an
 // MPI_Isend of `bytes` to the other, compute `compute_ns`, receive the
-// other's, wait for their send), less compute_ns; the pattern of
-// weft's exchange in pde_weft.cpp, in plain MPI. Ranks 0 and 1 only.
+// other's, wait for their send): the pattern of weft's exchange in
+// pde_weft.cpp, in plain MPI, as measure_remote wants it. Ranks 0 and 1 only.
 double raw_exchange_ns(int rank, std::size_t bytes, long iters, std::uint64_t compute_ns) {
     std::vector<unsigned char> out(bytes, 1), in(bytes);
     int const peer = 1 - rank, count = static_cast<int>(bytes);
@@ -33,7 +33,7 @@ double raw_exchange_ns(int rank, std::size_t bytes, long iters, std::uint64_t co
         MPI_Recv(in.data(), count, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Wait(&req, MPI_STATUS_IGNORE);
     }
-    return static_cast<double>(now_ns() - t0) / static_cast<double>(iters) - static_cast<double>(compute_ns);
+    return static_cast<double>(now_ns() - t0) / static_cast<double>(iters);
 }
 
 // A barrier of every rank that does not poll: MPI_Barrier polls, and a rank
@@ -57,30 +57,19 @@ int child(int ranks, std::vector<long> const& sides, std::vector<std::string> co
     namespace app = weft::apps::pde;
     int const rank = mpi::child_begin(ranks, "weft-bench pde --mpi-child");
     if (ranks >= 2) {
-        // The model's alpha, beta and overhead (pde_weft.cpp's sizes and
-        // computation), rounds interleaved over the sizes, between ranks 0
-        // and 1 while the others wait without polling.
+        // The model's alpha, beta and overhead (measure_remote), between
+        // ranks 0 and 1 while the others wait without polling.
         MPI_Comm pair;
         MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair);
         if (rank < 2) {
-            std::vector<pingpong::point> latency, overhead;
-            for (std::size_t bytes : kFitSizes) {
-                latency.push_back({bytes, {}});
-                overhead.push_back({bytes, {}});
-            }
-            for (int round = 0; round < rounds; ++round)
-                for (std::size_t i = 0; i < latency.size(); ++i) {
-                    MPI_Barrier(pair);
-                    latency[i].half_rtt_ns.push_back(raw_exchange_ns(rank, latency[i].bytes, 2000, 0));
-                    overhead[i].half_rtt_ns.push_back(
-                        raw_exchange_ns(rank, overhead[i].bytes, 2000, kOverheadComputeNs));
-                }
+            remote_points const pts = measure_remote(rounds, [&](std::size_t bytes, std::uint64_t compute_ns) {
+                MPI_Barrier(pair);
+                return raw_exchange_ns(rank, bytes, 2000, compute_ns);
+            });
             MPI_Comm_free(&pair);
             if (rank == 0) {
-                pingpong::fit const r = pingpong::fit_alpha_beta(latency, latency.back().bytes);
-                pingpong::fit const o = pingpong::fit_alpha_beta(overhead, overhead.back().bytes);
-                std::printf("fit remote %.9g %.9g\nfit overhead %.9g %.9g\n", r.alpha_ns, r.beta_ns_per_byte,
-                            o.alpha_ns, o.beta_ns_per_byte);
+                print_fit("remote", pingpong::fit_alpha_beta(pts.latency, kFitSizes.back()));
+                print_fit("overhead", pingpong::fit_alpha_beta(pts.overhead, kFitSizes.back()));
             }
         }
         barrier_sleeping();

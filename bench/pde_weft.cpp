@@ -97,17 +97,12 @@ double exchange_ns(int a, int b, std::size_t bytes, long iters, std::uint64_t co
     return r.half_rtt_ns - static_cast<double>(compute_ns);
 }
 
-// The remote exchanges of the model's inputs between a thread of rank 0 and
-// one of rank 1 of an mpi job, each rank running its side: one port per rank
-// for all of them, found by the other through the naming service. For every
-// size, the plain exchange (latency) and the one with compute_ns between send
-// and receive (overhead: the step less compute_ns), rounds interleaved over
-// the sizes. Rank 0's measurements; other ranks take no part and return none.
-struct remote_points {
-    std::vector<pingpong::point> latency, overhead;
-};
-
-remote_points remote_exchange_mpi(int rounds, long iters, std::uint64_t compute_ns) {
+// The remote exchanges of the model's inputs (measure_remote) between a
+// thread of rank 0 and one of rank 1 of an mpi job, each rank running its
+// side: one port per rank for all of them, found by the other through the
+// naming service. Rank 0's measurements; other ranks take no part and return
+// none.
+remote_points remote_exchange_mpi(int rounds, long iters) {
     int const self = weft_net_self_node();
     if (self > 1) return {};
     weft_port_id_t mine{}, peer{};
@@ -119,26 +114,18 @@ remote_points remote_exchange_mpi(int rounds, long iters, std::uint64_t compute_
         die("pde child (weft over mpi), rank %d: no port named '%s' within %.0f s: rank %d is not measuring", self,
             peer_name.c_str(), static_cast<double>(app::kLookupTimeoutNs) * 1e-9, 1 - self);
     check(rc, "weft_net_name_lookup");
-    remote_points pts;
-    for (std::size_t s : kFitSizes) {
-        pts.latency.push_back({s, {}});
-        pts.overhead.push_back({s, {}});
-    }
     // Both ranks run the same sequence of exchanges; every message a rank
     // sends is received by the other before either goes on to the next.
-    for (int r = 0; r < rounds; ++r)
-        for (std::size_t i = 0; i < kFitSizes.size(); ++i)
-            for (std::uint64_t compute : {std::uint64_t{0}, compute_ns}) {
-                pingpong_run run;
-                run.bytes = kFitSizes[i];
-                run.iters = iters;
-                run.warmup = std::max(1L, iters / 10);
-                run.compute_ns = compute;
-                exchange_side x{&run, peer, mine, self == 0};
-                on_node(self, exchange, &x);
-                (compute == 0 ? pts.latency : pts.overhead)[i].half_rtt_ns.push_back(run.half_rtt_ns -
-                                                                                       static_cast<double>(compute));
-            }
+    remote_points const pts = measure_remote(rounds, [&](std::size_t bytes, std::uint64_t compute_ns) {
+        pingpong_run run;
+        run.bytes = bytes;
+        run.iters = iters;
+        run.warmup = std::max(1L, iters / 10);
+        run.compute_ns = compute_ns;
+        exchange_side x{&run, peer, mine, self == 0};
+        on_node(self, exchange, &x);
+        return run.half_rtt_ns;
+    });
     // Every message to this port has been received, and the peer has found it.
     check(weft_net_name_unregister(name.c_str()), "weft_net_name_unregister");
     on_node(self, drop_port, &mine);
@@ -268,13 +255,11 @@ int weft_mpi_child(int ranks, std::vector<long> const& sides, std::vector<std::s
             "the mpiexec of another MPI than weft's",
             nodes, nodes == 1 ? "" : "s", ranks);
     if (nodes >= 2) {
-        remote_points const remote = remote_exchange_mpi(rounds, 2000, kOverheadComputeNs);
+        remote_points const remote = remote_exchange_mpi(rounds, 2000);
         if (rank == 0) {
-            pingpong::fit const r = pingpong::fit_alpha_beta(remote.latency, kFitSizes.back());
-            pingpong::fit const o = pingpong::fit_alpha_beta(remote.overhead, kFitSizes.back());
-            pingpong::fit const l = weft_message_fit(0, 0, kFitSizes, rounds, 5000);
-            std::printf("fit remote %.9g %.9g\nfit overhead %.9g %.9g\nfit local %.9g %.9g\n", r.alpha_ns,
-                        r.beta_ns_per_byte, o.alpha_ns, o.beta_ns_per_byte, l.alpha_ns, l.beta_ns_per_byte);
+            print_fit("remote", pingpong::fit_alpha_beta(remote.latency, kFitSizes.back()));
+            print_fit("overhead", pingpong::fit_alpha_beta(remote.overhead, kFitSizes.back()));
+            print_fit("local", weft_message_fit(0, 0, kFitSizes, rounds, 5000));
         }
     }
     app::layout const l = app::block_layout(nodes);
