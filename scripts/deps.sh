@@ -11,10 +11,10 @@
 #   bench:  build + the peers weft-bench compares with and the report's plots:
 #           libboost-fiber-dev, libboost-context-dev, libtbb-dev, python3-matplotlib
 #           (OpenMP comes with g++)                          -> make demo, make bench
-#   test:   build + the peers (tests/apps runs the oneTBB and OpenMP versions) +
-#           g++-aarch64-linux-gnu and qemu-user (the AArch64 context switch,
-#           cross-compiled and run under emulation) + clang-14 and
-#           libclang-rt-14-dev (libFuzzer: the fuzz stage)    -> make test
+#   test:   build + libtbb-dev (tests/apps runs the oneTBB versions; OpenMP
+#           comes with g++) + g++-aarch64-linux-gnu and qemu-user (the AArch64
+#           context switch, cross-compiled and run under emulation) + clang-14
+#           and libclang-rt-14-dev (libFuzzer: the fuzz stage)  -> make test
 #   tools:  valgrind (bench/callgrind_micro.sh: instructions per micro operation)
 #   all:    every set                                         -> make deps
 #
@@ -28,7 +28,7 @@ set -euo pipefail
 build_set=(cmake ninja-build g++ pkg-config libgtest-dev libopenmpi-dev openmpi-bin)
 peer_set=(libboost-fiber-dev libboost-context-dev libtbb-dev)
 bench_set=("${build_set[@]}" "${peer_set[@]}" python3-matplotlib)
-test_set=("${build_set[@]}" "${peer_set[@]}" g++-aarch64-linux-gnu qemu-user clang-14 libclang-rt-14-dev)
+test_set=("${build_set[@]}" libtbb-dev g++-aarch64-linux-gnu qemu-user clang-14 libclang-rt-14-dev)
 tools_set=(valgrind)
 
 say() { printf 'deps: %s\n' "$*" >&2; }
