@@ -3,12 +3,12 @@
 # system packages install the set they need first (scripts/deps.sh). See docs/build.md.
 #
 #   make demo          packages for the benchmarks + release build of weft-bench +
-#                      weft-bench demo: short runs of every experiment (under a
-#                      minute), tables, out/report/index.html
+#                      weft-bench demo: short runs of every experiment (about 75
+#                      s), tables, out/report/index.html
 #   make bench         the same packages and build + weft-bench all: the full suite
 #                      at benchmark sizes (about 21 minutes on 2 cores), same report
 #   make test          packages for the tests + release (all tests), asan (all tests),
-#                      tsan (label concurrency); last line "N passed, N failed"
+#                      tsan (label concurrency), fuzz; last line "N passed, N failed"
 #   make deps          every package any target needs (scripts/deps.sh all)
 #   make release|debug|asan|tsan|ubsan|ucontext   configure + build that preset
 #   make format-check  clang-format --dry-run -Werror (skipped if not installed)
