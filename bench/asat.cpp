@@ -7,15 +7,21 @@
 // sweep per time step, on --workers workers (2), with the whole run confined
 // to --cpus CPUs (2). Modes, each run in a child process of this executable
 // (`--asat-child MODE`) started with its environment set, since the runtimes
-// read it once at start-up:
+// read it once at start-up; every controller reads at its default interval
+// (WEFT_ADAPT_INTERVAL unset), the one users get:
 //   fts          WEFT_ADAPT=off: a fixed number of workers (the paper's Fixed
 //                Thread Scheduling);
-//   asat         WEFT_ADAPT=asat: the paper's timed barrier drops a worker
-//                when it sees one descheduled and later dips a toe in again;
-//   schedstat    WEFT_ADAPT=schedstat: weft's probe, each worker's run-queue
-//                delay from /proc/self/task/TID/schedstat;
-//   omp_dynamic  the same loop as `#pragma omp parallel` + `omp for` on
-//                libgomp with OMP_DYNAMIC=true, OMP_NUM_THREADS=--workers.
+//   one_worker   WEFT_WORKERS=1, WEFT_ADAPT=off, alone only: the reference of
+//                the ideal times (the program on one CPU, no thief beside it);
+//   asat         WEFT_ADAPT=asat: the paper's timed barrier (once a second)
+//                drops a worker when it sees one descheduled and later dips a
+//                toe in again;
+//   schedstat    WEFT_ADAPT=schedstat, the default: weft's probe, each
+//                worker's run-queue delay from /proc/self/task/TID/schedstat;
+//   omp_static   the same loop as `#pragma omp parallel` + `omp for` on
+//                libgomp with OMP_DYNAMIC=false, OMP_NUM_THREADS=--workers;
+//   omp_dynamic  the same with OMP_DYNAMIC=true: libgomp sizes each team from
+//                the CPUs less the 15-minute load average.
 // Scenarios (the paper's Figure 2 and 5 bars, and its Figure 4/7 load
 // changes):
 //   alone        the program by itself;
@@ -26,28 +32,30 @@
 //   changing     the competitor starts a quarter into an ideal run and, unslowed,
 //                stops at three quarters.
 // The child reports its wall time, its CPU time (getrusage RUSAGE_SELF, all
-// threads) and the active worker count over time, sampled every --sample-ms by
-// a plain thread (weft_stats_get's active_workers; for OpenMP, the size of the
-// last team). The competitor is a fork of this process and reports its own
-// start, stop and wall time.
+// threads), the 15-minute load average at its start and the active worker
+// count over time, sampled every --sample-ms by a plain thread
+// (weft_stats_get's active_workers; for OpenMP, the size of the last team).
+// The competitor is a fork of this process and reports its own start, stop
+// and wall time.
 //
 // The figures, per (scenario, mode), medians over interleaved rounds (each
-// round runs the competitor alone, then every mode in an order rotated by one
-// each round, each mode in every scenario):
+// round runs the competitor alone and one_worker alone, then every mode in an
+// order rotated by one each round, each mode in every scenario, fts alone
+// always):
 //   wall_s, cpu_s        the program's;
 //   ideal_wall_s         the wall time the program would have on the CPUs left
-//                        to it (ideal_wall below), from fts alone in the same
-//                        round: W2 = its wall time, C = its CPU time (the time
-//                        it would take on one CPU);
+//                        to it (ideal_wall below), from the same round: W2 =
+//                        fts alone's wall time, C = one_worker's;
+//   ideal_cpu_s          one_worker's CPU time (the program's work with no CPU
+//                        wasted);
 //   competitor_slowdown  the competitor's wall time beside the program over
 //                        its wall time alone with a CPU of its own (the same
 //                        round);
-//   wall_over_ideal, cpu_over_alone   the paper's Figure 2/5 ratios: medians of
-//                        the per-round wall / ideal and cpu / (fts alone's CPU
-//                        time).
-// And a target per scenario: each adaptive mode (asat, schedstat) within 1.10x
-// of the ideal wall time and of fts alone's CPU time, the competitor slowed by
-// at most 10%, and weft's best mode at least as fast as omp_dynamic.
+//   wall_over_ideal, cpu_over_ideal, wall_over_omp_static/_dynamic   medians
+//                        of the per-round ratios.
+// And target rows per scenario with a competitor and adaptive mode: within
+// 1.10x of the ideal wall and CPU times, the competitor slowed by at most
+// 10%, and faster than omp_static beside the same competitor.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -56,6 +64,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cinttypes>
@@ -91,26 +100,42 @@ constexpr double competitor_work_factor = 1.25;
 constexpr std::uint64_t warmup_steps = 20;
 // Time steps of the probe run that sizes the run to --seconds.
 constexpr std::uint64_t probe_steps = 1000;
-// --quick: fts alone takes this long, and this many rounds: the whole run
-// took 13 s on the 2-CPU VM at a load average of 5 (`time weft-bench asat
-// --quick`).
-constexpr double quick_seconds = 0.15;
-constexpr int quick_rounds = 3;
+// --quick, the demo's size: fts and schedstat (the default) in the changing
+// scenario, one round, with fts alone taking this long. An ideal changing run
+// then lasts about 2.7 s (4/3 of it on two CPUs), the competitor runs for the
+// middle 1.3 s and the program about 0.7 s after it: room for schedstat (a
+// reading every 100 ms, a drop after two bad ones, one more after three good
+// ones) to drop a worker and take it back while the plot watches. asat's
+// reading once a second needs runs of tens of seconds for the same.
+constexpr double quick_seconds = 2.0;
+constexpr int quick_rounds = 1;
+constexpr std::array<char const*, 2> quick_modes = {"fts", "schedstat"};
+constexpr char const* quick_scenario = "changing";
+
+// The mode WEFT_ADAPT selects when it is unset (src/core/env.cpp): the one
+// users get, whose rows the targets are first about.
+constexpr char const* default_adapt = "schedstat";
 
 struct mode {
     char const* name;   // the JSON "mode" and --modes
     char const* label;  // the table's and the plot's
     char const* adapt;  // WEFT_ADAPT; nullptr for OpenMP
-    bool adaptive;      // held to the target
+    bool omp_dynamic;   // OpenMP: OMP_DYNAMIC=true (else false: a team of --workers threads every time)
+    bool one_worker;    // WEFT_WORKERS=1 instead of --workers (the reference of the ideal times)
+    bool adaptive;      // held to the targets
     bool built;
 };
 
 std::vector<mode> const& modes() {
     static std::vector<mode> const all = {
-        {"fts", "weft, fixed workers (WEFT_ADAPT=off)", "off", false, true},
-        {"asat", "weft, ASAT timed barrier (WEFT_ADAPT=asat)", "asat", true, true},
-        {"schedstat", "weft, run delay probe (WEFT_ADAPT=schedstat)", "schedstat", true, true},
-        {"omp_dynamic", "OpenMP, OMP_DYNAMIC=true", nullptr, false, WEFT_HAVE_OPENMP != 0},
+        {"fts", "weft, fixed workers (WEFT_ADAPT=off)", "off", false, false, false, true},
+        {"one_worker", "weft, one worker (WEFT_WORKERS=1, WEFT_ADAPT=off)", "off", false, true, false, true},
+        {"asat", "weft, ASAT timed barrier (WEFT_ADAPT=asat)", "asat", false, false, true, true},
+        {"schedstat", "weft, run delay probe (WEFT_ADAPT=schedstat, the default)", "schedstat", false, false, true,
+         true},
+        {"omp_static", "OpenMP, OMP_DYNAMIC=false (a fixed team)", nullptr, false, false, false,
+         WEFT_HAVE_OPENMP != 0},
+        {"omp_dynamic", "OpenMP, OMP_DYNAMIC=true", nullptr, true, false, false, WEFT_HAVE_OPENMP != 0},
     };
     return all;
 }
@@ -134,8 +159,7 @@ double seconds(std::uint64_t ns) { return static_cast<double>(ns) / 1e9; }
 // --- the ideal wall time ------------------------------------------------------------
 
 // The wall time of a program that takes w2 seconds on both CPUs and c1 seconds
-// on one (its CPU time alone: with no CPU wasted, one CPU does the same work
-// in that time), when a competitor holds one of the two CPUs from `start` for
+// on one (measured: the one_worker run), when a competitor holds one of the two CPUs from `start` for
 // `length` seconds (its time with a CPU of its own: an ideal neighbour does
 // not slow it):
 //   the program does a share 1/w2 of its work per second on two CPUs and 1/c1
@@ -210,8 +234,10 @@ double cpu_seconds() {
 
 // --asat-child MODE: the parent set WEFT_ADAPT and WEFT_WORKERS (weft) or
 // OMP_DYNAMIC and OMP_NUM_THREADS (OpenMP). Prints "start T0_NS" when the
-// timed run begins, then after it "wall_s", "cpu_s", "checksum" and one
-// "sample T_NS ACTIVE" line per sample.
+// timed run begins, then after it "wall_s", "cpu_s", "checksum",
+// "loadavg15 L" (the 15-minute load average at the start, from which libgomp
+// sizes a dynamic team), for weft "adapt_interval_ms MS" (the controller's, 0
+// when off), and one "sample T_NS ACTIVE" line per sample.
 int run_child(context& ctx, mode const& m, std::size_t n, std::uint64_t steps, std::uint64_t period_ns) {
     arrays x(n);
     std::atomic<int> team{0};
@@ -236,6 +262,14 @@ int run_child(context& ctx, mode const& m, std::size_t n, std::uint64_t steps, s
         };
     }
     run_steps(0, warmup_steps);
+    int interval_ms = 0;
+    if (m.adapt != nullptr) {
+        weft_adapt_info_t ad{};
+        check(weft_adapt_get(&ad), "weft_adapt_get");
+        interval_ms = ad.interval_ms;
+    }
+    double load[3] = {};
+    double const loadavg15 = getloadavg(load, 3) == 3 ? load[2] : -1;
 
     double const cpu0 = cpu_seconds();
     std::uint64_t const t0 = now_ns();
@@ -253,7 +287,9 @@ int run_child(context& ctx, mode const& m, std::size_t n, std::uint64_t steps, s
                  x.b[i] * x.c[i] + x.d[i] * x.e[i]);
         return 1;
     }
-    std::printf("wall_s %.9g\ncpu_s %.9g\nchecksum %.17g\n", seconds(t1 - t0), cpu1 - cpu0, x.checksum);
+    std::printf("wall_s %.9g\ncpu_s %.9g\nchecksum %.17g\nloadavg15 %.4g\n", seconds(t1 - t0), cpu1 - cpu0,
+                x.checksum, loadavg15);
+    if (m.adapt != nullptr) std::printf("adapt_interval_ms %d\n", interval_ms);
     for (auto const& [t, a] : samples) std::printf("sample %" PRIu64 " %d\n", t, a);
     return 0;
 }
@@ -346,6 +382,9 @@ struct program_run {
     std::uint64_t t0_ns = 0;
     std::vector<std::pair<double, int>> samples;  // (seconds since t0, active workers)
     double active_mean = 0;                       // time-weighted over the run
+    int team_size = 0;                            // the most frequent sample (OpenMP: its team size)
+    double loadavg15 = -1;                        // at the start (-1: not read)
+    int adapt_interval_ms = 0;                    // weft: the controller's interval (0: off)
     std::optional<competitor_run> comp;
 };
 
@@ -355,7 +394,6 @@ struct run_params {
     std::uint64_t steps;
     int workers;
     int sample_ms;
-    int asat_interval_ms;  // WEFT_ADAPT_INTERVAL of the asat mode
 };
 
 // Runs one mode in a child process; if comp_iters > 0, starts the competitor
@@ -366,21 +404,19 @@ program_run run_program(run_params const& p, mode const& m, std::uint64_t comp_i
     // weft program, and other weft programs on the machine must not take part.
     static int runs = 0;
     std::string const budget = "/weft-bench-asat-" + std::to_string(getpid()) + "-" + std::to_string(++runs);
+    // Each controller reads at its default interval (WEFT_ADAPT_INTERVAL is
+    // not set): the figures are those a user gets.
+    int const workers = m.one_worker ? 1 : p.workers;
     std::vector<std::string> env;
     if (m.adapt != nullptr)
-        env = {std::string("WEFT_ADAPT=") + m.adapt, "WEFT_WORKERS=" + std::to_string(p.workers), "WEFT_BUDGET=" + budget};
+        env = {std::string("WEFT_ADAPT=") + m.adapt, "WEFT_WORKERS=" + std::to_string(workers), "WEFT_BUDGET=" + budget};
     else
-        env = {"OMP_DYNAMIC=true", "OMP_NUM_THREADS=" + std::to_string(p.workers)};
-    // ASAT tests once per interval and drops after two bad tests: the paper's
-    // 1 s interval suits its runs of minutes; these runs last seconds, so the
-    // interval is scaled down with them (--asat-interval-ms, 100 ms: as often
-    // as the schedstat probe reads).
-    if (m.adapt != nullptr && std::string(m.adapt) == "asat")
-        env.push_back("WEFT_ADAPT_INTERVAL=" + std::to_string(p.asat_interval_ms));
+        env = {std::string("OMP_DYNAMIC=") + (m.omp_dynamic ? "true" : "false"),
+               "OMP_NUM_THREADS=" + std::to_string(workers)};
     piped_child const child = spawn_piped(p.exe,
                                           {p.exe, "asat", "--asat-child", m.name, "--n", std::to_string(p.n),
                                            "--steps", std::to_string(p.steps), "--sample-ms",
-                                           std::to_string(p.sample_ms), "--workers", std::to_string(p.workers)},
+                                           std::to_string(p.sample_ms), "--workers", std::to_string(workers)},
                                           env);
 
     std::string out;
@@ -413,6 +449,8 @@ program_run run_program(run_params const& p, mode const& m, std::uint64_t comp_i
         if (std::sscanf(line, "start %" SCNu64, &t) == 1) r.t0_ns = t;
         else if (std::sscanf(line, "wall_s %lf", &v) == 1) r.wall_s = v;
         else if (std::sscanf(line, "cpu_s %lf", &v) == 1) r.cpu_s = v;
+        else if (std::sscanf(line, "loadavg15 %lf", &v) == 1) r.loadavg15 = v;
+        else if (std::sscanf(line, "adapt_interval_ms %d", &a) == 1) r.adapt_interval_ms = a;
         else if (std::sscanf(line, "sample %" SCNu64 " %d", &t, &a) == 2) raw.emplace_back(t, a);
         char const* nl = std::strchr(line, '\n');
         if (nl == nullptr) break;
@@ -429,6 +467,11 @@ program_run run_program(run_params const& p, mode const& m, std::uint64_t comp_i
     }
     double const span = seconds(raw.back().first - raw.front().first);
     r.active_mean = span > 0 ? weighted / span : raw.front().second;
+    std::map<int, int> seen;
+    for (auto const& s : raw) ++seen[s.second];
+    r.team_size = std::max_element(seen.begin(), seen.end(), [](auto const& a, auto const& b) {
+                      return a.second < b.second;
+                  })->first;
     return r;
 }
 
@@ -436,7 +479,10 @@ program_run run_program(run_params const& p, mode const& m, std::uint64_t comp_i
 
 // What one (scenario, mode) collects, one entry per round.
 struct cell {
-    std::vector<double> wall, cpu, ideal, wall_over_ideal, cpu_over_alone, active_mean;
+    std::vector<double> wall, cpu, ideal, ideal_cpu, wall_over_ideal, cpu_over_ideal, active_mean;
+    // wall / the OpenMP mode's wall in the same round and scenario
+    std::vector<double> over_omp_static, over_omp_dynamic;
+    std::vector<double> team_size, loadavg15, adapt_interval_ms;
     std::vector<double> comp_wall, comp_ref, comp_slowdown, comp_start, comp_stop;  // with a competitor
     std::vector<program_run> runs;
 };
@@ -451,6 +497,8 @@ std::string json_array(std::vector<double> const& v) {
     }
     return s + "]";
 }
+
+bool contains(std::vector<std::string> const& v, std::string const& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 int run(context& ctx) {
     auto const& o = ctx.opts();
@@ -470,16 +518,16 @@ int run(context& ctx) {
     int const cpus = confine_to_cpus(static_cast<int>(o.integer("cpus")));
     if (cpus < o.integer("cpus"))
         ctx.warn("only %d CPU%s available: --cpus %lld asks for more", cpus, cpus == 1 ? "" : "s", o.integer("cpus"));
-    run_params params{self_exe(), n, 0, workers, sample_ms, static_cast<int>(o.integer("asat-interval-ms"))};
+    run_params params{self_exe(), n, 0, workers, sample_ms};
     if (params.exe.empty()) die("cannot find this executable through /proc/self/exe (needed for the child runs)");
 
-    // fts alone is every round's reference (ideal_wall_s, cpu_over_alone): it
-    // always runs.
+    // fts alone and one_worker alone are every round's references (the ideal
+    // wall and CPU times): they always run.
     std::vector<mode> ms;
-    std::vector<std::string> wanted = o.list("modes");
-    if (std::find(wanted.begin(), wanted.end(), "fts") == wanted.end()) wanted.insert(wanted.begin(), "fts");
+    std::vector<std::string> const wanted =
+        quick && !o.given("modes") ? std::vector<std::string>(quick_modes.begin(), quick_modes.end()) : o.list("modes");
     for (mode const& m : modes()) {
-        if (std::find(wanted.begin(), wanted.end(), m.name) == wanted.end()) continue;
+        if (m.one_worker || (!contains(wanted, m.name) && std::string(m.name) != "fts")) continue;
         if (!m.built) {
             ctx.warn("%s is not built into this weft-bench: no %s rows (make deps installs OpenMP)", m.label, m.name);
             continue;
@@ -487,24 +535,27 @@ int run(context& ctx) {
         ms.push_back(m);
     }
     std::vector<std::string> scs;
-    std::vector<std::string> const wanted_sc = o.list("scenarios");
+    std::vector<std::string> const wanted_sc =
+        quick && !o.given("scenarios") ? std::vector<std::string>{quick_scenario} : o.list("scenarios");
     for (auto const& s : scenario_names)
-        if (s == "alone" || std::find(wanted_sc.begin(), wanted_sc.end(), s) != wanted_sc.end()) scs.push_back(s);
+        if (contains(wanted_sc, s)) scs.push_back(s);
 
     // Calibration. The time steps: --steps, or as many as make fts alone take
     // --seconds, from a probe run. Then fts alone at that size (also a warm-up
     // of the page cache) and the competitor's loop speed give the competitors'
     // work and the changing scenario's start.
     ctx.progress("calibration");
+    mode const& fts = mode_named("fts");
+    mode const& one = mode_named("one_worker");
     if (o.given("steps")) {
         params.steps = static_cast<std::uint64_t>(o.integer("steps"));
     } else {
         params.steps = probe_steps;
-        program_run const probe = run_program(params, modes().front(), 0, 0);
+        program_run const probe = run_program(params, fts, 0, 0);
         params.steps = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(target_s / probe.wall_s * probe_steps));
     }
     std::uint64_t const steps = params.steps;
-    program_run const cal = run_program(params, modes().front(), 0, 0);
+    program_run const cal = run_program(params, fts, 0, 0);
     double const w2_cal = cal.wall_s, c1_cal = std::max(cal.cpu_s, cal.wall_s);
     double const rate = spin_rate();
     // competitor: competitor_work_factor x C of work from the program's start.
@@ -533,6 +584,7 @@ int run(context& ctx) {
         // The long competitor's reference: the same loop, linear in its iterations.
         double const ref_long = comp_ref_short.back() * static_cast<double>(iters_long) / static_cast<double>(iters_short);
         std::map<std::pair<std::string, std::string>, program_run> round_runs;
+        round_runs[{"alone", one.name}] = run_program(params, one, 0, 0);
         for (std::size_t k = 0; k < ms.size(); ++k) {
             mode const& m = ms[(k + static_cast<std::size_t>(r)) % ms.size()];
             for (auto const& sc : scs) {
@@ -541,8 +593,14 @@ int run(context& ctx) {
                 round_runs[{sc, m.name}] = run_program(params, m, iters, delay);
             }
         }
-        program_run const& ref = round_runs[{"alone", "fts"}];
-        double const w2 = ref.wall_s, cpu_alone = ref.cpu_s, c1 = std::max(cpu_alone, w2);
+        if (!round_runs.contains({"alone", fts.name})) round_runs[{"alone", fts.name}] = run_program(params, fts, 0, 0);
+        // The ideal: W2 = fts alone's wall time (the program on both CPUs);
+        // C = one_worker's wall time (the program on one CPU, no thief
+        // spinning beside it: what it takes when the competitor holds the
+        // other CPU), its CPU time the ideal CPU time.
+        program_run const& ref2 = round_runs[{"alone", fts.name}];
+        program_run const& ref1 = round_runs[{"alone", one.name}];
+        double const w2 = ref2.wall_s, c1 = std::max(ref1.wall_s, w2), ideal_cpu = ref1.cpu_s;
         for (auto& [key, pr] : round_runs) {
             cell& c = cells[key];
             double ideal = w2;
@@ -556,29 +614,58 @@ int run(context& ctx) {
                 c.comp_start.push_back(start);
                 c.comp_stop.push_back(seconds(pr.comp->stop_ns - pr.t0_ns));
             }
+            for (char const* omp : {"omp_static", "omp_dynamic"}) {
+                auto const it = round_runs.find({key.first, omp});
+                if (it == round_runs.end()) continue;
+                (std::string(omp) == "omp_static" ? c.over_omp_static : c.over_omp_dynamic)
+                    .push_back(pr.wall_s / it->second.wall_s);
+            }
             c.wall.push_back(pr.wall_s);
             c.cpu.push_back(pr.cpu_s);
             c.ideal.push_back(ideal);
+            c.ideal_cpu.push_back(ideal_cpu);
             c.wall_over_ideal.push_back(pr.wall_s / ideal);
-            c.cpu_over_alone.push_back(pr.cpu_s / cpu_alone);
+            c.cpu_over_ideal.push_back(pr.cpu_s / ideal_cpu);
             c.active_mean.push_back(pr.active_mean);
+            c.team_size.push_back(pr.team_size);
+            c.loadavg15.push_back(pr.loadavg15);
+            c.adapt_interval_ms.push_back(pr.adapt_interval_ms);
             c.runs.push_back(std::move(pr));
         }
     }
 
-    // Rows per (scenario, mode).
-    table t({"scenario", "mode", "wall s", "spread", "ideal s", "wall/ideal", "cpu s", "cpu/alone", "competitor",
-             "workers"});
-    for (auto const& sc : scs) {
-        if (t.rows() > 0) t.add_separator();
-        for (mode const& m : ms) {
-            cell const& c = cells[{sc, m.name}];
+    // Every row names its ideal and where it came from.
+    auto add_ideal = [](json_object& rec, cell const& c) {
+        rec.add_summary("ideal_wall_s", summarize(c.ideal)).add_summary("ideal_cpu_s", summarize(c.ideal_cpu));
+        rec.add("ideal_from", "one_worker");
+    };
+
+    // Rows per (scenario, mode), in the order of scenario_names and modes().
+    table t({"scenario", "mode", "wall s", "spread", "ideal s", "wall/ideal", "cpu s", "cpu/ideal", "/omp_static",
+             "competitor", "workers", "load15"});
+    std::string last_sc;
+    for (auto const& sc : scenario_names) {
+        for (mode const& m : modes()) {
+            auto const it = cells.find({sc, m.name});
+            if (it == cells.end()) continue;
+            cell const& c = it->second;
+            if (!last_sc.empty() && sc != last_sc) t.add_separator();
+            last_sc = sc;
             json_object rec = ctx.record();
-            rec.add("scenario", sc).add("mode", m.name).add("label", m.label).add("workers", workers);
+            rec.add("scenario", sc).add("mode", m.name).add("label", m.label).add("workers", m.one_worker ? 1 : workers);
             rec.add("run_cpus", cpus).add("n", n).add("steps", static_cast<unsigned long long>(steps));
             rec.add_summary("wall_s", summarize(c.wall)).add_summary("cpu_s", summarize(c.cpu));
-            rec.add_summary("ideal_wall_s", summarize(c.ideal));
-            rec.add("wall_over_ideal", median(c.wall_over_ideal)).add("cpu_over_alone", median(c.cpu_over_alone));
+            add_ideal(rec, c);
+            rec.add("wall_over_ideal", median(c.wall_over_ideal)).add("cpu_over_ideal", median(c.cpu_over_ideal));
+            if (!c.over_omp_static.empty()) rec.add("wall_over_omp_static", median(c.over_omp_static));
+            if (!c.over_omp_dynamic.empty()) rec.add("wall_over_omp_dynamic", median(c.over_omp_dynamic));
+            if (m.adapt != nullptr) {
+                rec.add("adapt", m.adapt).add("default_adapt", std::string(m.adapt) == default_adapt);
+                rec.add("adapt_interval_ms", median(c.adapt_interval_ms));
+            } else {
+                rec.add("omp_dynamic", m.omp_dynamic).add_summary("team_size", summarize(c.team_size));
+            }
+            rec.add_summary("loadavg15", summarize(c.loadavg15));
             std::string comp_cell = "-";
             if (c.comp_slowdown.empty()) {
                 rec.add_null("competitor_slowdown");
@@ -593,16 +680,19 @@ int run(context& ctx) {
             add_provenance(rec);
             ctx.emit(rec);
             t.add_row({sc, m.name, fmt(median(c.wall), 3), fmt_pct(summarize(c.wall).spread), fmt(median(c.ideal), 3),
-                       fmt(median(c.wall_over_ideal), 2), fmt(median(c.cpu), 3), fmt(median(c.cpu_over_alone), 2),
-                       comp_cell, fmt(median(c.active_mean), 2)});
+                       fmt(median(c.wall_over_ideal), 2), fmt(median(c.cpu), 3), fmt(median(c.cpu_over_ideal), 2),
+                       c.over_omp_static.empty() ? "-" : fmt(median(c.over_omp_static), 2), comp_cell,
+                       fmt(median(c.active_mean), 2), fmt(median(c.loadavg15), 1)});
         }
     }
-    ctx.print(t, "asat: the paper's kernel on weft (fts, asat, schedstat) and OpenMP (omp_dynamic); ideal and "
-                 "cpu/alone from fts alone in the same round; competitor = its slowdown; workers = mean active");
+    ctx.print(t, "asat: the paper's kernel on weft and OpenMP; ideal from fts alone (both CPUs) and one_worker alone "
+                 "(one CPU) in the same round; cpu/ideal = cpu / one_worker's CPU time; /omp_static = wall over "
+                 "omp_static's in the same round; competitor = its slowdown; workers = mean active (OpenMP: team); "
+                 "load15 = the 15-minute load average libgomp sizes a dynamic team from");
 
     // The changing scenario's active workers over time, from each mode's
     // median round (the plot's Figure 4/7).
-    if (std::find(scs.begin(), scs.end(), "changing") != scs.end()) {
+    if (contains(scs, "changing")) {
         for (mode const& m : ms) {
             cell const& c = cells[{"changing", m.name}];
             std::vector<std::size_t> order(c.wall.size());
@@ -620,59 +710,43 @@ int run(context& ctx) {
             rec.add("round", static_cast<int>(mid) + 1).add("workers", workers).add("sample_ms", sample_ms);
             rec.add("wall_s", pr.wall_s).add("competitor_start_s", c.comp_start[mid]);
             rec.add("competitor_stop_s", c.comp_stop[mid]);
+            rec.add("ideal_wall_s", c.ideal[mid]).add("ideal_cpu_s", c.ideal_cpu[mid]).add("ideal_from", "one_worker");
             rec.add_raw("t_s", json_array(ts)).add_raw("active_workers", json_array(act));
             ctx.emit(rec);
         }
     }
 
-    // The targets, per scenario.
+    // The targets, per scenario with a competitor and adaptive mode: one row
+    // each, {"target": NAME, "value", "bound", "met"}.
+    bool const have_static = std::any_of(ms.begin(), ms.end(), [](mode const& m) { return m.name == std::string("omp_static"); });
     for (auto const& sc : scs) {
-        json_object rec = ctx.record();
-        rec.add("target", true).add("scenario", sc).add("limit", target_limit);
-        bool met = true, any = false;
-        std::string say;
+        if (sc == "alone") continue;
         for (mode const& m : ms) {
             if (!m.adaptive) continue;
-            any = true;
             cell const& c = cells[{sc, m.name}];
-            double const wi = median(c.wall_over_ideal), ca = median(c.cpu_over_alone);
-            std::string const p = m.name;
-            rec.add(p + "_wall_over_ideal", wi).add(p + "_cpu_over_alone", ca);
-            bool ok = wi <= target_limit && ca <= target_limit;
-            if (!c.comp_slowdown.empty()) {
-                double const cs = median(c.comp_slowdown);
-                rec.add(p + "_competitor_slowdown", cs);
-                ok = ok && cs <= target_limit;
-                say += " " + p + " " + fmt(wi, 2) + "/" + fmt(ca, 2) + "/" + fmt(cs, 2);
-            } else {
-                say += " " + p + " " + fmt(wi, 2) + "/" + fmt(ca, 2);
-            }
-            rec.add(p + "_met", ok);
-            met = met && ok;
+            bool const is_default = std::string(m.adapt) == default_adapt;
+            std::string say;
+            bool all_met = true;
+            auto target = [&](char const* name, double value, double bound, bool strict) {
+                bool const met = strict ? value < bound : value <= bound;
+                json_object rec = ctx.record();
+                rec.add("target", name).add("scenario", sc).add("mode", m.name).add("default_adapt", is_default);
+                rec.add("value", value).add("bound", bound).add("bound_kind", strict ? "below" : "at_most");
+                rec.add("met", met).add("rounds", rounds);
+                add_ideal(rec, c);
+                add_provenance(rec);
+                ctx.emit(rec);
+                say += std::string(say.empty() ? "" : ", ") + name + " " + fmt(value, 2) + (strict ? " < " : " <= ") +
+                       fmt(bound, 2) + (met ? "" : " (missed)");
+                all_met = all_met && met;
+            };
+            target("wall_over_ideal", median(c.wall_over_ideal), target_limit, false);
+            target("cpu_over_ideal", median(c.cpu_over_ideal), target_limit, false);
+            target("competitor_slowdown", median(c.comp_slowdown), target_limit, false);
+            if (have_static) target("wall_over_omp_static", median(c.over_omp_static), 1.0, true);
+            ctx.say("target %s, %s%s: %s [%s]\n", sc.c_str(), m.name, is_default ? " (the default)" : "", say.c_str(),
+                    all_met ? "MET" : "MISSED");
         }
-        std::string best;
-        double best_wall = 0;
-        for (mode const& m : ms) {
-            if (m.adapt == nullptr) continue;
-            double const w = median(cells[{sc, m.name}].wall);
-            if (best.empty() || w < best_wall) best = m.name, best_wall = w;
-        }
-        rec.add("best_weft_mode", best).add("best_weft_wall_s", best_wall);
-        auto const omp = std::find_if(ms.begin(), ms.end(), [](mode const& m) { return m.adapt == nullptr; });
-        if (omp != ms.end()) {
-            any = true;
-            double const ow = median(cells[{sc, omp->name}].wall);
-            bool const ok = best_wall <= ow;
-            rec.add("omp_dynamic_wall_s", ow).add("best_weft_over_omp_dynamic", best_wall / ow).add("weft_vs_omp_met", ok);
-            met = met && ok;
-            say += ", best weft (" + best + ") " + fmt(best_wall / ow, 2) + "x omp_dynamic's wall";
-        }
-        if (!any) continue;
-        rec.add("met", met).add("rounds", rounds);
-        add_provenance(rec);
-        ctx.emit(rec);
-        ctx.say("target %s: wall/ideal, cpu/alone%s <= %.2f:%s [%s]\n", sc.c_str(),
-                sc == "alone" ? "" : ", competitor slowdown", target_limit, say.c_str(), met ? "MET" : "MISSED");
     }
     return 0;
 }
@@ -680,44 +754,44 @@ int run(context& ctx) {
 registrar const reg{experiment{
     .name = "asat",
     .description = "Severance & Enbody's ASAT (Figures 2-5): a parallel loop beside a CPU-bound competitor on 2 CPUs, "
-                   "fixed workers against WEFT_ADAPT=asat|schedstat and OMP_DYNAMIC",
+                   "fixed workers against WEFT_ADAPT=asat|schedstat and OpenMP static and dynamic",
     .details =
         "The paper's kernel, a[i] = b[i]*c[i] + d[i]*e[i] (3 flops, 5 memory references) over --n elements in a\n"
         "time-step loop with a serial part between the loops (as many steps as make fts alone take --seconds, or\n"
         "--steps), on weft::parallel_for with --workers workers, confined to --cpus CPUs. Modes, each run in a\n"
         "child process with its environment: fts (WEFT_ADAPT=off), asat (WEFT_ADAPT=asat), schedstat\n"
-        "(WEFT_ADAPT=schedstat), omp_dynamic (OpenMP, OMP_DYNAMIC=true). Scenarios: alone; competitor (a\n"
-        "single-threaded busy loop with 1.25x the program's CPU time of work, started with it); changing (the\n"
-        "competitor runs from a quarter to three quarters of an ideal run). Per (scenario, mode), medians over\n"
-        "interleaved rounds: wall_s, cpu_s, ideal_wall_s (the wall time on the CPUs the competitor leaves, from\n"
-        "fts alone in the same round), wall_over_ideal, cpu_over_alone, competitor_slowdown (its wall beside the\n"
-        "program / alone); the changing scenario's active workers over time; and a target per scenario: asat and\n"
-        "schedstat within 1.10x of the ideal wall time and of fts's CPU time alone, the competitor slowed <= 10%,\n"
-        "weft's best mode at least as fast as omp_dynamic. fts alone always runs (it is the reference). See\n"
-        "docs/bench.md.",
+        "(WEFT_ADAPT=schedstat, the default), each controller at its default interval; omp_static (OpenMP,\n"
+        "OMP_DYNAMIC=false) and omp_dynamic (OMP_DYNAMIC=true), whose rows carry the team size and the 15-minute\n"
+        "load average. Scenarios: alone; competitor (a single-threaded busy loop with 1.25x the program's CPU time\n"
+        "of work, started with it); changing (the competitor runs from a quarter to three quarters of an ideal\n"
+        "run). Every round also runs fts alone and one_worker alone (WEFT_WORKERS=1): the ideal wall and CPU\n"
+        "times come from them. Per (scenario, mode), medians over interleaved rounds: wall_s, cpu_s,\n"
+        "ideal_wall_s, ideal_cpu_s, wall_over_ideal, cpu_over_ideal, wall_over_omp_static/_dynamic (paired),\n"
+        "competitor_slowdown; the changing scenario's active workers over time; and target rows per scenario\n"
+        "with a competitor and adaptive mode: wall and CPU within 1.10x of ideal, the competitor slowed <= 10%,\n"
+        "faster than omp_static. See docs/bench.md.",
     .options = {{.name = "n", .kind = opt_kind::integer, .metavar = "N", .default_value = "100000",
                  .help = "elements per array (five arrays of doubles)", .min = 1000, .max = 1e9},
                 {.name = "seconds", .kind = opt_kind::number, .metavar = "S", .default_value = "2",
                  .help = "size the run so that fts alone takes about S seconds (from a probe run)", .min = 0.01,
                  .max = 3600},
-                {.name = "asat-interval-ms", .kind = opt_kind::integer, .metavar = "MS", .default_value = "100",
-                 .help = "WEFT_ADAPT_INTERVAL of the asat mode (the paper's 1000 suits runs of minutes)", .min = 10,
-                 .max = 60000},
                 {.name = "steps", .kind = opt_kind::integer, .metavar = "N",
                  .help = "time steps (parallel loops) per run, instead of sizing by --seconds", .min = 1, .max = 1e12},
                 opt_workers(2),
                 {.name = "cpus", .kind = opt_kind::integer, .metavar = "N", .default_value = "2",
                  .help = "confine the run to the first N CPUs this process may use", .min = 1, .max = 1024},
                 {.name = "modes", .kind = opt_kind::list, .metavar = "LIST",
-                 .default_value = "fts,asat,schedstat,omp_dynamic", .help = "modes to run (fts always runs)",
+                 .default_value = "fts,asat,schedstat,omp_static,omp_dynamic",
+                 .help = "modes to run (fts and one_worker always run alone: the references)",
                  .choices = mode_names()},
                 {.name = "scenarios", .kind = opt_kind::list, .metavar = "LIST",
-                 .default_value = "alone,competitor,changing", .help = "scenarios to run (alone always runs)",
+                 .default_value = "alone,competitor,changing",
+                 .help = "scenarios to run (fts and one_worker alone always run)",
                  .choices = scenario_names},
                 {.name = "sample-ms", .kind = opt_kind::integer, .metavar = "MS", .default_value = "20",
                  .help = "period of the active-workers samples", .min = 1, .max = 10000},
                 {.name = "quick", .kind = opt_kind::flag,
-                 .help = "demo size: --seconds 0.15 --rounds 3 unless given"},
+                 .help = "demo size: --seconds 2 --rounds 1 --modes fts,schedstat --scenarios changing unless given"},
                 {.name = "asat-child", .kind = opt_kind::string, .metavar = "MODE",
                  .help = "internal: one timed run of MODE in this process, reported on stdout (asat starts itself "
                          "this way with the mode's environment)",

@@ -7,7 +7,8 @@ import os
 
 from make_report import plot
 
-MODE_COLOURS = {"fts": "#7f8c8d", "asat": "#1b6ca8", "schedstat": "#27ae60", "omp_dynamic": "#c0392b"}
+MODE_COLOURS = {"fts": "#7f8c8d", "one_worker": "#34495e", "asat": "#1b6ca8", "schedstat": "#27ae60",
+                "omp_static": "#e67e22", "omp_dynamic": "#c0392b"}
 
 
 def _modes(rows):
@@ -41,6 +42,9 @@ def _times(rows, outdir, plt):
                    label="wall time" if i == 0 else None)
             ax.plot([i - 0.45, i + 0.45], [r["ideal_wall_s"]] * 2, color="black", linewidth=1.5,
                     label="ideal wall time" if i == 0 else None)
+            if "ideal_cpu_s" in r:
+                ax.plot([i - 0.45, i + 0.45], [r["ideal_cpu_s"]] * 2, color="black", linewidth=1, linestyle="--",
+                        label="ideal CPU time (one worker)" if i == 0 else None)
             ax.annotate(f"{r['wall_over_ideal']:.2f}x", (i + width / 2, r["wall_s"]), textcoords="offset points",
                         xytext=(0, 4), ha="center", fontsize=8)
         ax.set_xticks(range(len(modes)))
@@ -57,7 +61,8 @@ def _times(rows, outdir, plt):
     fig.savefig(os.path.join(outdir, fname))
     plt.close(fig)
     return (fname, "asat: CPU time (filled) and wall time (hatched) per mode and scenario, the ideal wall time "
-                   "(black line: the time on the CPUs the competitor leaves) and wall/ideal above each bar")
+                   "(black line: the time on the CPUs the competitor leaves, from fts and one_worker alone), the "
+                   "ideal CPU time (dashed: one_worker's) and wall/ideal above each bar")
 
 
 def _slowdown(rows, outdir, plt):

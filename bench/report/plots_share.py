@@ -15,11 +15,29 @@ def whiskers(r, key):
     return max(0.0, v - r.get(key + "_min", v)), max(0.0, r.get(key + "_max", v) - v)
 
 
+def bound(targets, name):
+    """The bound of the target row NAME, or None."""
+    return next((t["bound"] for t in targets if t.get("target") == name), None)
+
+
 @plot("share")
 def plot_share(records, outdir, plt):
+    """Per program (the rows' "scenario"): the throughput plot and the kill runs' traces."""
+    out = []
+    programs = []
+    for r in records:
+        if "run" in r and r.get("scenario", "tree") not in programs:
+            programs.append(r.get("scenario", "tree"))
+    for prog in programs:
+        mine = [r for r in records if r.get("scenario", "tree") == prog]
+        out.extend(plot_program(mine, prog, outdir, plt))
+    return out
+
+
+def plot_program(records, prog, outdir, plt):
     out = []
     rows = [r for r in records if r.get("run") == "together" and "throughput_ratio" in r]
-    targets = [r for r in records if r.get("target")]
+    targets = [r for r in records if isinstance(r.get("target"), str)]
     if rows:
         counts = sorted({r["processes"] for r in rows})
         modes = [m for m in (True, False) if any(r["adapt"] == m for r in rows)]
@@ -42,14 +60,14 @@ def plot_share(records, outdir, plt):
                 ax.bar(xs, ys, width * 0.95, color=colour, label=label, yerr=[lo, hi], capsize=3)
             if key == "throughput_ratio":
                 ax.axhline(1.0, color="black", linewidth=0.8)
-                if targets:
-                    ax.axhline(targets[0]["target_throughput_ratio"], color="#888888", linestyle=":",
+                if bound(targets, "throughput_ratio") is not None:
+                    ax.axhline(bound(targets, "throughput_ratio"), color="#888888", linestyle=":",
                                label="target (2 processes)")
             else:
                 for ci, n in enumerate(counts):
                     ax.hlines(1.0 / n, ci - 0.45, ci + 0.45, color="black", linewidth=0.8)
-                if targets:
-                    ax.axhline(targets[0]["target_min_share"], color="#888888", linestyle=":",
+                if bound(targets, "min_share") is not None:
+                    ax.axhline(bound(targets, "min_share"), color="#888888", linestyle=":",
                                label="target (2 processes)")
             ax.set_xticks(range(len(counts)))
             ax.set_xticklabels([f"{n} processes" for n in counts])
@@ -59,19 +77,19 @@ def plot_share(records, outdir, plt):
         axes[1].legend(frameon=False, fontsize=8, loc="lower right")
         cpus = rows[0].get("run_cpus", "?")
         workers = rows[0].get("workers", "?")
-        fig.suptitle(f"share: processes of {workers} workers on {cpus} CPUs (black: 1 and the even share 1/P)",
-                     fontsize=10)
+        fig.suptitle(f"share, program {prog}: processes of {workers} workers on {cpus} CPUs (black: 1 and the even "
+                     f"share 1/P)", fontsize=10)
         fig.tight_layout()
-        name = "share_throughput.png"
+        name = f"share_throughput_{prog}.png"
         fig.savefig(os.path.join(outdir, name))
         plt.close(fig)
-        out.append((name, "share: throughput of P processes together against one alone, and the smallest one's "
-                          "share of the units, per WEFT_ADAPT setting"))
+        out.append((name, f"share, program {prog}: throughput of P processes together against one alone, and the "
+                          "smallest one's share of the units, per WEFT_ADAPT setting"))
 
     traces = [r for r in records if r.get("trace")]
     if traces:
-        out.append(plot_traces(traces, outdir, plt, "active"))
-        out.append(plot_traces(traces, outdir, plt, "rate"))
+        out.append(plot_traces(traces, prog, outdir, plt, "active"))
+        out.append(plot_traces(traces, prog, outdir, plt, "rate"))
     return out
 
 
@@ -85,7 +103,7 @@ def rates(ts, units, span=4):
     return xs, ys
 
 
-def plot_traces(traces, outdir, plt, what):
+def plot_traces(traces, prog, outdir, plt, what):
     """One panel per setting and process count: each process's active workers ("active") or units per
     second ("rate") over the last round's kill run, the kill marked."""
     modes = [m for m in (True, False) if any(r["adapt"] == m for r in traces)]
@@ -111,7 +129,7 @@ def plot_traces(traces, outdir, plt, what):
                     xs, ys = rates(ts, units)
                     ax.plot(xs, ys, label=label, linewidth=1.2)
             ax.axvline(r["kill_s"], color="black", linestyle="--", linewidth=0.8, label="kill")
-            ax.set_title(f"{ADAPT_STYLE[m][0]}: {n} processes, one killed", fontsize=9)
+            ax.set_title(f"{prog}, {ADAPT_STYLE[m][0]}: {n} processes, one killed", fontsize=9)
             ax.set_xlabel("seconds since the start")
             if what == "active":
                 ax.set_ylabel("active workers")
@@ -122,12 +140,13 @@ def plot_traces(traces, outdir, plt, what):
             ax.grid(alpha=0.3)
             ax.legend(frameon=False, fontsize=7, loc="lower right")
     fig.tight_layout()
-    name = f"share_kill_{what}.png"
+    name = f"share_kill_{what}_{prog}.png"
     fig.savefig(os.path.join(outdir, name))
     plt.close(fig)
     if what == "active":
-        return (name, "share: each process's active workers (solid) and core budget share (dotted, with a budget) "
+        return (name, f"share, program {prog}: each process's active workers (solid) and core budget share (dotted, with a budget) "
                       "in the last round's kill runs, lines offset slightly to stay apart; the survivors should take "
                       "the killed one's share back")
-    return (name, "share: each process's units per second (over 4 reports) in the last round's kill runs; after "
-                  "the kill the survivors should together reach one process alone's rate")
+    return (name, f"share, program {prog}: each process's units per second (over 4 reports) in the last round's "
+                  "kill runs; after the kill the survivors should together reach one process alone's rate (recovery "
+                  "is judged by it)")
