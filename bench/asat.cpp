@@ -547,15 +547,24 @@ int run(context& ctx) {
     ctx.progress("calibration");
     mode const& fts = mode_named("fts");
     mode const& one = mode_named("one_worker");
+    // --quick scales the probe run instead (the demo saves a run of --seconds).
+    std::optional<program_run> probe;
     if (o.given("steps")) {
         params.steps = static_cast<std::uint64_t>(o.integer("steps"));
     } else {
         params.steps = probe_steps;
-        program_run const probe = run_program(params, fts, 0, 0);
-        params.steps = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(target_s / probe.wall_s * probe_steps));
+        probe = run_program(params, fts, 0, 0);
+        params.steps = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(target_s / probe->wall_s * probe_steps));
     }
     std::uint64_t const steps = params.steps;
-    program_run const cal = run_program(params, fts, 0, 0);
+    program_run cal;
+    if (quick && probe) {
+        double const scale = static_cast<double>(steps) / static_cast<double>(probe_steps);
+        cal.wall_s = probe->wall_s * scale;
+        cal.cpu_s = probe->cpu_s * scale;
+    } else {
+        cal = run_program(params, fts, 0, 0);
+    }
     double const w2_cal = cal.wall_s, c1_cal = std::max(cal.cpu_s, cal.wall_s);
     double const rate = spin_rate();
     // competitor: competitor_work_factor x C of work from the program's start.

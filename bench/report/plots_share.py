@@ -7,6 +7,10 @@ import os
 
 from make_report import plot
 
+# bench/share.cpp's recovered_fraction: the survivors have recovered when together they do this much of one
+# process's units per second alone.
+RECOVERED_FRACTION = 0.9
+
 ADAPT_STYLE = {True: ("WEFT_ADAPT unset (adapting)", "#1b6ca8"), False: ("WEFT_ADAPT=off", "#c0392b")}
 
 
@@ -88,8 +92,9 @@ def plot_program(records, prog, outdir, plt):
 
     traces = [r for r in records if r.get("trace")]
     if traces:
-        out.append(plot_traces(traces, prog, outdir, plt, "active"))
-        out.append(plot_traces(traces, prog, outdir, plt, "rate"))
+        alone = {r["adapt"]: r["units_per_s"] for r in records if r.get("run") == "alone" and "units_per_s" in r}
+        out.append(plot_traces(traces, prog, outdir, plt, "active", alone))
+        out.append(plot_traces(traces, prog, outdir, plt, "rate", alone))
     return out
 
 
@@ -103,7 +108,7 @@ def rates(ts, units, span=4):
     return xs, ys
 
 
-def plot_traces(traces, prog, outdir, plt, what):
+def plot_traces(traces, prog, outdir, plt, what, alone):
     """One panel per setting and process count: each process's active workers ("active") or units per
     second ("rate") over the last round's kill run, the kill marked."""
     modes = [m for m in (True, False) if any(r["adapt"] == m for r in traces)]
@@ -129,6 +134,9 @@ def plot_traces(traces, prog, outdir, plt, what):
                     xs, ys = rates(ts, units)
                     ax.plot(xs, ys, label=label, linewidth=1.2)
             ax.axvline(r["kill_s"], color="black", linestyle="--", linewidth=0.8, label="kill")
+            if what == "rate" and m in alone:
+                ax.axhline(RECOVERED_FRACTION * alone[m], color="#888888", linestyle=":", linewidth=1,
+                           label=f"{RECOVERED_FRACTION} x one alone (recovered)")
             ax.set_title(f"{prog}, {ADAPT_STYLE[m][0]}: {n} processes, one killed", fontsize=9)
             ax.set_xlabel("seconds since the start")
             if what == "active":
@@ -148,5 +156,5 @@ def plot_traces(traces, prog, outdir, plt, what):
                       "in the last round's kill runs, lines offset slightly to stay apart; the survivors should take "
                       "the killed one's share back")
     return (name, f"share, program {prog}: each process's units per second (over 4 reports) in the last round's "
-                  "kill runs; after the kill the survivors should together reach one process alone's rate (recovery "
-                  "is judged by it)")
+                  "kill runs; after the kill the survivors should together reach one process alone's rate (dotted: "
+                  "0.9 of it, where recovery is judged)")
