@@ -24,7 +24,8 @@
 // --processes; and the kill runs, P processes of which the first is
 // SIGKILLed --kill-after seconds in, the survivors running --watch seconds
 // more. Figures: throughput_ratio (all processes' units per second over one
-// process's alone, same round, program and setting), min_share (the smallest
+// process's alone: the faster of the round's alone runs of the program, one
+// per setting), min_share (the smallest
 // process's fraction of all units), recovery_s (from the kill until the
 // survivors together do 0.9 of one process's units per second alone: judged
 // by throughput, not by the worker counts they report) and
@@ -439,8 +440,8 @@ struct kill_figures {
 // from their logs, for the table. Recovery is judged by what they get done:
 // they have recovered at the first window of recovery_window_s, starting at
 // the kill or a report after it, in which together they do at least
-// recovered_fraction of one process's units per second alone (same round and
-// setting); recovery_s is that window's start less the kill (0: at once).
+// recovered_fraction of one process's units per second alone (the round's
+// reference); recovery_s is that window's start less the kill (0: at once).
 kill_figures after_kill(run_log const& r, double settle, double interval_s, double alone_units_per_s) {
     kill_figures k;
     std::vector<proc_log const*> survivors;
@@ -508,7 +509,9 @@ struct cell {
     bool adapt;
     std::string run;  // "alone", "together", "kill"
     int processes;
-    std::vector<double> units_per_s{}, throughput_ratio{}, min_share{}, active_total{};  // alone, together
+    // alone, together; throughput_ratio against the round's faster alone run
+    // (both settings), throughput_ratio_own against this setting's
+    std::vector<double> units_per_s{}, throughput_ratio{}, throughput_ratio_own{}, min_share{}, active_total{};
     std::vector<double> recovery_s{}, survivor_ratio{}, budget_recovery_s{};             // kill
     int rounds = 0, recovered_rounds = 0, budget_recovered_rounds = 0;
     bool budget = false;
@@ -598,41 +601,64 @@ int run(context& ctx) {
             build_warning().empty() ? "" : (" [" + build_warning() + "]").c_str());
     std::string sched;
     double latest_ready = -1;
+    // One run of cell c, its figures against `reference` (units per second of
+    // one process alone) and `own` (its own setting's alone run).
+    auto run_cell = [&](cell& c, int r, double reference, double own) {
+        ctx.progress("round %d/%d, %s, WEFT_ADAPT %s, %s, %d process%s", r + 1, rounds, c.program.c_str(),
+                     adapt_name(c.adapt).c_str(), c.run.c_str(), c.processes, c.processes == 1 ? "" : "es");
+        run_log log = run_processes(s, c.program, c.processes, c.adapt, c.run == "kill");
+        for (proc_log const& p : log.procs) {
+            latest_ready = std::max(latest_ready, p.ready_s);
+            if (!p.sched.empty()) sched = p.sched;
+        }
+        std::vector<proc_log const*> all;
+        for (proc_log const& p : log.procs) all.push_back(&p);
+        ++c.rounds;
+        double units_per_s = 0;
+        if (c.run == "kill") {
+            kill_figures const k = after_kill(log, s.settle, s.interval_ms * 1e-3, reference);
+            if (k.recovered) c.recovery_s.push_back(k.recovery_s), ++c.recovered_rounds;
+            c.survivor_ratio.push_back(reference > 0 ? k.survivors_units_per_s / reference : 0);
+            c.last_shares = k.shares;
+            c.budget = c.budget || k.budget;
+            if (k.budget_recovered) c.budget_recovery_s.push_back(k.budget_recovery_s), ++c.budget_recovered_rounds;
+            c.last_budget_shares = k.budget_shares;
+        } else {
+            window_figures const f = over_window(all, s.settle, s.seconds);
+            units_per_s = f.units_per_s;
+            c.units_per_s.push_back(f.units_per_s);
+            if (c.run != "alone") {
+                c.throughput_ratio.push_back(reference > 0 ? f.units_per_s / reference : 0);
+                c.throughput_ratio_own.push_back(own > 0 ? f.units_per_s / own : 0);
+            }
+            c.min_share.push_back(f.min_share);
+            c.active_total.push_back(f.active_total);
+        }
+        c.last = std::move(log);
+        return units_per_s;
+    };
     for (int r = 0; r < rounds; ++r) {
-        // The settings take turns going first.
-        for (std::size_t kp = 0; kp < programs.size() * modes.size(); ++kp) {
-            std::string const& prog = programs[kp / modes.size()];
-            bool const adapt = modes[(kp + static_cast<std::size_t>(r)) % modes.size()];
-            double alone = 0;
-            for (cell& c : cells) {
-                if (c.adapt != adapt || c.program != prog) continue;
-                ctx.progress("round %d/%d, %s, WEFT_ADAPT %s, %s, %d process%s", r + 1, rounds, prog.c_str(),
-                             adapt_name(adapt).c_str(), c.run.c_str(), c.processes, c.processes == 1 ? "" : "es");
-                run_log log = run_processes(s, prog, c.processes, adapt, c.run == "kill");
-                for (proc_log const& p : log.procs) {
-                    latest_ready = std::max(latest_ready, p.ready_s);
-                    if (!p.sched.empty()) sched = p.sched;
-                }
-                std::vector<proc_log const*> all;
-                for (proc_log const& p : log.procs) all.push_back(&p);
-                ++c.rounds;
-                if (c.run == "kill") {
-                    kill_figures const k = after_kill(log, s.settle, s.interval_ms * 1e-3, alone);
-                    if (k.recovered) c.recovery_s.push_back(k.recovery_s), ++c.recovered_rounds;
-                    c.survivor_ratio.push_back(alone > 0 ? k.survivors_units_per_s / alone : 0);
-                    c.last_shares = k.shares;
-                    c.budget = c.budget || k.budget;
-                    if (k.budget_recovered) c.budget_recovery_s.push_back(k.budget_recovery_s), ++c.budget_recovered_rounds;
-                    c.last_budget_shares = k.budget_shares;
-                } else {
-                    window_figures const f = over_window(all, s.settle, s.seconds);
-                    if (c.run == "alone") alone = f.units_per_s;
-                    c.units_per_s.push_back(f.units_per_s);
-                    c.throughput_ratio.push_back(alone > 0 ? f.units_per_s / alone : 0);
-                    c.min_share.push_back(f.min_share);
-                    c.active_total.push_back(f.active_total);
-                }
-                c.last = std::move(log);
+        for (std::string const& prog : programs) {
+            // First each setting's process alone, then the others; the
+            // settings take turns going first. The reference of every ratio
+            // is the faster of the alone runs: what one process gets from
+            // the CPUs this round, so that a setting whose lone process is
+            // slow (fixed workers on a loaded machine) is not excused by it.
+            std::map<bool, double> alone;
+            for (std::size_t k = 0; k < modes.size(); ++k) {
+                bool const adapt = modes[(k + static_cast<std::size_t>(r)) % modes.size()];
+                for (cell& c : cells)
+                    if (c.program == prog && c.adapt == adapt && c.run == "alone") alone[adapt] = run_cell(c, r, 0, 0);
+            }
+            double reference = 0;
+            for (auto const& [a, u] : alone) reference = std::max(reference, u);
+            for (cell& c : cells)
+                if (c.program == prog && c.run == "alone")
+                    c.throughput_ratio.push_back(reference > 0 ? c.units_per_s.back() / reference : 0);
+            for (std::size_t k = 0; k < modes.size(); ++k) {
+                bool const adapt = modes[(k + static_cast<std::size_t>(r)) % modes.size()];
+                for (cell& c : cells)
+                    if (c.program == prog && c.adapt == adapt && c.run != "alone") run_cell(c, r, reference, alone[adapt]);
             }
         }
     }
@@ -701,6 +727,8 @@ int run(context& ctx) {
             summary const u = summarize(c.units_per_s), tr = summarize(c.throughput_ratio);
             summary const ms = summarize(c.min_share), act = summarize(c.active_total);
             rec.add_summary("units_per_s", u).add_summary("throughput_ratio", tr);
+            if (!c.throughput_ratio_own.empty())
+                rec.add_summary("throughput_ratio_own", summarize(c.throughput_ratio_own));
             rec.add_summary("min_share", ms).add_summary("active_workers_total", act);
             t.add_row({c.program, adapt_name(c.adapt), c.run, std::to_string(c.processes), fmt_sig(u.median),
                        fmt(tr.median, 3) + " ±" + fmt_pct(tr.spread), fmt(ms.median, 3), fmt(act.median, 2), "-",
@@ -737,7 +765,7 @@ int run(context& ctx) {
         finish(rec);
     }
     ctx.print(t, "share: weft processes of WEFT_WORKERS=" + std::to_string(s.workers) + " on " +
-                     std::to_string(s.cpus) + " CPUs; medians over rounds (vs alone: same round, same WEFT_ADAPT)");
+                     std::to_string(s.cpus) + " CPUs; medians over rounds (vs alone: over the faster of the round's alone runs, both settings)");
 
     // The targets, per program and setting, a row each ({"target": NAME,
     // "value", "bound", "met"}): P = 2 together keep their throughput and
@@ -813,8 +841,8 @@ registrar const reg{experiment{
                "the units done and weft_stats_t.active_workers. All run confined to --cpus CPUs. Per round, program\n"
                "and WEFT_ADAPT setting (unset: the runtime's default; off): one process alone, then each P of\n"
                "--processes started together, then P of which the first is SIGKILLed --kill-after s in (the others\n"
-               "run --watch s more). Figures: throughput_ratio (all units per second over one alone, same round,\n"
-               "program and setting, from --settle to the end), min_share (the smallest process's fraction of the\n"
+               "run --watch s more). Figures: throughput_ratio (all units per second, from --settle to the end,\n"
+               "over one alone: the faster of the round's alone runs of the program, both settings), min_share (the smallest process's fraction of the\n"
                "units), recovery_s (from the kill until the survivors together do 0.9 of one alone's units per\n"
                "second over 0.25 s), budget_recovery_s (until the core budget counts the killed one out); medians\n"
                "over rounds with the spread. Target rows per program and setting: 2 processes >= 0.95 of one alone,\n"
