@@ -603,13 +603,14 @@ int run(context& ctx) {
             }
         }
         if (!round_runs.contains({"alone", fts.name})) round_runs[{"alone", fts.name}] = run_program(params, fts, 0, 0);
-        // The ideal: W2 = fts alone's wall time (the program on both CPUs);
-        // C = one_worker's wall time (the program on one CPU, no thief
-        // spinning beside it: what it takes when the competitor holds the
-        // other CPU), its CPU time the ideal CPU time.
+        // The ideal: C = one_worker's wall time (the program on one CPU, no
+        // thief spinning beside it: what it takes when the competitor holds
+        // the other CPU), its CPU time the ideal CPU time; W2 = fts alone's
+        // wall time (the program on both CPUs), or C if that is shorter (a
+        // machine so loaded that the second worker only costs).
         program_run const& ref2 = round_runs[{"alone", fts.name}];
         program_run const& ref1 = round_runs[{"alone", one.name}];
-        double const w2 = ref2.wall_s, c1 = std::max(ref1.wall_s, w2), ideal_cpu = ref1.cpu_s;
+        double const c1 = ref1.wall_s, w2 = std::min(ref2.wall_s, c1), ideal_cpu = ref1.cpu_s;
         for (auto& [key, pr] : round_runs) {
             cell& c = cells[key];
             double ideal = w2;
