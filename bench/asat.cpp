@@ -792,7 +792,8 @@ registrar const reg{experiment{
                  .help = "confine the run to the first N CPUs this process may use", .min = 1, .max = 1024},
                 {.name = "modes", .kind = opt_kind::list, .metavar = "LIST",
                  .default_value = "fts,asat,schedstat,omp_static,omp_dynamic",
-                 .help = "modes to run (fts and one_worker always run alone: the references)",
+                 .help = "modes to run (fts always runs; one_worker runs alone every round: with fts alone, the "
+                         "references)",
                  .choices = mode_names()},
                 {.name = "scenarios", .kind = opt_kind::list, .metavar = "LIST",
                  .default_value = "alone,competitor,changing",
