@@ -82,8 +82,9 @@ remote_points measure_remote(int rounds, std::function<double(std::size_t bytes,
     return pts;
 }
 
-void print_fit(char const* name, pingpong::fit const& f) {
-    std::printf("fit %s %.9g %.9g\n", name, f.alpha_ns, f.beta_ns_per_byte);
+void print_points(char const* name, std::vector<pingpong::point> const& pts) {
+    for (auto const& p : pts)
+        for (double ns : p.half_rtt_ns) std::printf("fitpoint %s %zu %.9g\n", name, p.bytes, ns);
 }
 
 double calc_on_job(int ranks, int rank, long side, int sweeps) {
@@ -109,19 +110,28 @@ namespace {
 
 namespace app = weft::apps::pde;
 
-// The "fit NAME ALPHA_NS BETA_NS_PER_BYTE" lines of an MPI child, by name;
-// a line of another name, or a malformed one, ends the experiment.
-std::map<std::string, pingpong::fit> read_fits(std::string const& out, std::vector<std::string> const& names) {
-    std::map<std::string, pingpong::fit> fits;
-    for (auto const& line : mpi::lines_tagged(out, "fit")) {
+// Appends the "fitpoint NAME BYTES NS" lines of an MPI child to `into`, by
+// name, and returns how many names it had lines of; a line of another name
+// or size, or a malformed one, ends the experiment.
+std::size_t read_points(std::string const& out, std::vector<std::string> const& names,
+                        std::map<std::string, std::vector<pingpong::point>>& into) {
+    std::vector<std::string> seen;
+    for (auto const& line : mpi::lines_tagged(out, "fitpoint")) {
         char which[16];
-        double a = 0, b = 0;
-        if (std::sscanf(line.c_str(), "%15s %lf %lf", which, &a, &b) != 3 ||
-            std::find(names.begin(), names.end(), which) == names.end())
-            die("pde child: bad line 'fit %s'", line.c_str());
-        fits[which] = pingpong::fit{a, b, kFitSizes.size()};
+        unsigned long long bytes = 0;
+        double ns = 0;
+        if (std::sscanf(line.c_str(), "%15s %llu %lf", which, &bytes, &ns) != 3 ||
+            std::find(names.begin(), names.end(), which) == names.end() ||
+            std::find(kFitSizes.begin(), kFitSizes.end(), bytes) == kFitSizes.end())
+            die("pde child: bad line 'fitpoint %s'", line.c_str());
+        if (std::find(seen.begin(), seen.end(), which) == seen.end()) seen.emplace_back(which);
+        auto& pts = into[which];
+        if (pts.empty())
+            for (std::size_t b : kFitSizes) pts.push_back({b, {}});
+        for (auto& p : pts)
+            if (p.bytes == bytes) p.half_rtt_ns.push_back(ns);
     }
-    return fits;
+    return seen.size();
 }
 
 // The model's remote message from its latency and overhead fits. A disturbed
@@ -260,15 +270,12 @@ struct job_rounds {
     std::map<std::pair<std::string, long>, std::vector<double>> times;
     std::map<std::pair<std::string, long>, int> sweeps;
     std::map<long, std::vector<double>> calc;
-    std::map<std::string, std::vector<pingpong::fit>> fits;
+    std::map<std::string, std::vector<pingpong::point>> points;  // per fit: every job's samples per size
 
-    // A fit whose intercept and slope are the medians over the rounds' jobs.
+    // The fit over each size's median of the rounds' jobs' samples.
     pingpong::fit fit(std::string const& name) const {
-        auto const it = fits.find(name);
-        if (it == fits.end()) return {};
-        std::vector<double> a, b;
-        for (auto const& f : it->second) a.push_back(f.alpha_ns), b.push_back(f.beta_ns_per_byte);
-        return pingpong::fit{summarize(a).median, summarize(b).median, kFitSizes.size()};
+        auto const it = points.find(name);
+        return it == points.end() ? pingpong::fit{} : pingpong::fit_alpha_beta(it->second, kFitSizes.back());
     }
 };
 
@@ -282,14 +289,12 @@ void run_job_round(mpi_transport const& tr, long p, std::vector<long> const& sid
                                      std::to_string(max_sweeps)};
     std::string const out = mpi::run(static_cast<int>(p), args, tr.what);
     child_output const c = read_child(out, p, sides, tr.versions, 1, tr.transport);
-    std::map<std::string, pingpong::fit> const fits = read_fits(out, tr.fit_names);
-    if (p > 1 && fits.size() != tr.fit_names.size())
-        die("pde child (%s, %ld ranks): no 'fit %s' lines; its output: %s", tr.transport, p,
+    if (read_points(out, tr.fit_names, into.points) != tr.fit_names.size() && p > 1)
+        die("pde child (%s, %ld ranks): no 'fitpoint %s' lines; its output: %s", tr.transport, p,
             join(tr.fit_names).c_str(), out.c_str());
     for (auto const& [key, ts] : c.times) into.times[key].push_back(ts.front());
     for (auto const& [key, sw] : c.sweeps) into.sweeps[key] = sw;
     for (auto const& [side, secs] : c.calc) into.calc[side].push_back(secs);
-    for (auto const& [name, f] : fits) into.fits[name].push_back(f);
 }
 
 // The model's measured message costs in a row: remote latency and overhead,
