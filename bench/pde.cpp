@@ -676,7 +676,7 @@ registrar const reg{experiment{
                  .default_value = "blocking1,threads2,threads4,handcoded,mpi_plain",
                  .help = "versions to run (blocking1 and handcoded run on every transport, mpi_plain on raw_mpi only)",
                  .choices = {"blocking1", "threads2", "threads4", "handcoded", "mpi_plain"}},
-                {.name = "transports", .kind = opt_kind::list, .metavar = "LIST", .default_value = "inproc,raw_mpi",
+                {.name = "transports", .kind = opt_kind::list, .metavar = "LIST", .default_value = "inproc,mpi,raw_mpi",
                  .help = "inproc: the weft versions on in-process nodes; mpi: the weft versions over weft's mpi "
                          "transport, one node per rank under mpiexec; raw_mpi: the MPI versions under mpiexec",
                  .choices = {"inproc", "mpi", "raw_mpi"}},
@@ -699,7 +699,8 @@ registrar const reg{experiment{
                 opt_workers(2), opt_rounds(5)},
     .run = run,
     .in_demo = true,
-    .demo_args = {"--sides", "16,64,256", "--work", "2e6", "--rounds", "3", "--run-ms", "20"},
+    .demo_args = {"--sides", "16,64,256", "--work", "2e6", "--rounds", "3", "--run-ms", "20", "--transports",
+                  "inproc,raw_mpi"},
     .demo_order = 61,
 }};
 
