@@ -282,7 +282,8 @@ int run(context& ctx) {
                 ceiling = w * median_of_ratios(cf.paired_serial, cf.times);
                 json_object rec = ctx.record();
                 rec.add("version", "serial_copies").add("sched", "serial_copies").add("workers", w).add("n", n);
-                rec.add("leaf", leaf).add_summary("time_s", st).add_summary("serial_time_s", summarize(cf.paired_serial));
+                rec.add("leaf", leaf).add_summary("time_s", st);
+                rec.add_summary("serial_time_s", summarize(cf.paired_serial));
                 rec.add("speedup_vs_serial", ceiling).add("paired_ratio_to", "serial");
                 add_provenance(rec);
                 ctx.emit(rec);

@@ -393,7 +393,8 @@ void run_mpi_paired(context& ctx) {
         rec.add_summary("paired_ratio", ratio);
         add_provenance(rec);
         ctx.emit(rec);
-        for (int r = 0; r < rounds; ++r) emit_round_row(ctx, "pingpong", p.bytes, r, p.half_rtt_ns[r], base[r], "raw_mpi");
+        for (int r = 0; r < rounds; ++r)
+            emit_round_row(ctx, "pingpong", p.bytes, r, p.half_rtt_ns[r], base[r], "raw_mpi");
         w.add_row({"pingpong", fmt_sig(static_cast<double>(p.bytes)), fmt(lat.median, 1), fmt_pct(lat.spread),
                    fmt_sig(bw), fmt_ratio(ratio.median), fmt(ratio.min, 2) + "-" + fmt(ratio.max, 2)});
         if (p.bytes == 8) ratio_8 = ratios;
@@ -501,7 +502,8 @@ int run(context& ctx) {
     std::vector<std::string> const wanted = o.list("ops");
     for (op const& p : ops()) {
         bool selected = false;
-        for (auto const& w : wanted) selected = selected || std::find(p.names.begin(), p.names.end(), w) != p.names.end();
+        for (auto const& w : wanted)
+            selected = selected || std::find(p.names.begin(), p.names.end(), w) != p.names.end();
         if (!selected) continue;
         if (!p.built()) {
             std::string names;

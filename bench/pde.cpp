@@ -254,8 +254,8 @@ child_output read_child(std::string const& out, long p, std::vector<long> const&
 // (paired_ratio; threads2 and threads4 with raw handcoded, the program the
 // paper's threads are measured against). Every job measures the model's
 // inputs on itself (one round of the exchanges) and checks each version
-// against the serial program; the model takes the medians over the rounds'
-// jobs.
+// against the serial program; the model's fits are over each size's median
+// of the rounds' jobs' samples, and calc(n) is the median of theirs.
 
 struct mpi_transport {
     char const* transport;  // "raw_mpi" or "mpi"
@@ -299,7 +299,8 @@ void run_job_round(mpi_transport const& tr, long p, std::vector<long> const& sid
 
 // The model's measured message costs in a row: remote latency and overhead,
 // and the same-node latency where there is one.
-void add_fits(json_object& rec, pingpong::fit const& remote, pingpong::fit const& overhead, pingpong::fit const* local) {
+void add_fits(json_object& rec, pingpong::fit const& remote, pingpong::fit const& overhead,
+              pingpong::fit const* local) {
     rec.add("alpha_r_ns", remote.alpha_ns).add("beta_r_ns_per_byte", remote.beta_ns_per_byte);
     rec.add("o_r_ns", overhead.alpha_ns).add("o_beta_r_ns_per_byte", overhead.beta_ns_per_byte);
     if (local != nullptr) rec.add("alpha_l_ns", local->alpha_ns).add("beta_l_ns_per_byte", local->beta_ns_per_byte);
@@ -455,8 +456,8 @@ void run_mpi_jobs(context& ctx, std::vector<long> const& ranks, std::vector<long
         if (!raw_versions.empty()) {
             emit_raw_rows(ctx, t, p, sides, raw_r, raw_versions, cpus);
             pingpong::fit const remote = raw_r.fit("remote"), overhead = raw_r.fit("overhead");
-            ctx.say("raw MPI, %ld ranks: alpha_R %.0f ns, beta_R %.3f ns/B, o %.0f ns, o_beta %.3f ns/B (medians of "
-                    "the rounds' jobs: MPI exchanges, 8 B..2 KiB); %d CPUs\n",
+            ctx.say("raw MPI, %ld ranks: alpha_R %.0f ns, beta_R %.3f ns/B, o %.0f ns, o_beta %.3f ns/B (the rounds' "
+                    "jobs: MPI exchanges, 8 B..2 KiB); %d CPUs\n",
                     p, remote.alpha_ns, remote.beta_ns_per_byte, overhead.alpha_ns, overhead.beta_ns_per_byte, cpus);
         }
         if (!weft_versions.empty()) {
@@ -464,7 +465,7 @@ void run_mpi_jobs(context& ctx, std::vector<long> const& ranks, std::vector<long
             pingpong::fit const remote = weft_r.fit("remote"), overhead = weft_r.fit("overhead"),
                                 local = weft_r.fit("local");
             ctx.say("weft over mpi, %ld ranks: alpha_R %.0f ns, beta_R %.3f ns/B, o %.0f ns, o_beta %.3f ns/B, "
-                    "alpha_L %.0f ns, beta_L %.4f ns/B (medians of the rounds' jobs: weft port exchanges, 8 B..2 KiB)\n",
+                    "alpha_L %.0f ns, beta_L %.4f ns/B (the rounds' jobs: weft port exchanges, 8 B..2 KiB)\n",
                     p, remote.alpha_ns, remote.beta_ns_per_byte, overhead.alpha_ns, overhead.beta_ns_per_byte,
                     local.alpha_ns, local.beta_ns_per_byte);
         }
