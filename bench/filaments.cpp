@@ -44,12 +44,10 @@
 #include <string>
 #include <vector>
 
-#include <sys/resource.h>
-#include <time.h>
-
 #include "apps/app.hpp"
 #include "harness.hpp"
 #include "serial_copies.hpp"
+#include "settle.hpp"
 #include "weft/weft.h"
 
 namespace weft::bench::filaments {
@@ -92,28 +90,6 @@ double timed_checked_run(apps::instance& inst, const apps::instance& reference, 
         die("filaments: %s %s on %d workers differs from serial: %s", a.name, apps::version_name(v), workers,
             diff.c_str());
     return s;
-}
-
-// CPU time (user + system) of the whole process, in seconds.
-double process_cpu_s() {
-    rusage ru{};
-    getrusage(RUSAGE_SELF, &ru);
-    return double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
-}
-
-// Waits (at most 0.2 s) until the process's idle threads have stopped
-// spinning: until, over 2 ms in which this thread sleeps, the process uses
-// less than a tenth of a CPU. An OpenMP team spins after its region (libgomp:
-// up to GOMP_SPINCOUNT iterations) and oneTBB's workers before they sleep;
-// the version timed next must not share the CPUs with them.
-void settle() {
-    constexpr double window_s = 0.002;
-    for (int i = 0; i < 100; ++i) {
-        double const before = process_cpu_s();
-        timespec const ts{0, static_cast<long>(window_s * 1e9)};
-        nanosleep(&ts, nullptr);
-        if (process_cpu_s() - before < 0.1 * window_s) return;
-    }
 }
 
 int run(context& ctx) {

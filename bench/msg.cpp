@@ -1,23 +1,34 @@
 // weft-bench msg: message passing between two nodes, one row per operation,
 // transport and message size.
 //
-// An operation is an entry of `ops()` below: a name (what --ops selects), the
-// transport it runs over, whether this build has it, and a function that
-// measures it and emits its rows. Its rows all have the shape
+// An operation is an entry of `ops()` below. Its size rows have the shape
 //     {"experiment":"msg","op":OP,"transport":T,"bytes":B,"latency_ns":..,"bandwidth_mb_s":..}
 // with latency the median over rounds of the half round trip and bandwidth
 // bytes / latency (MB = 10^6 bytes), so that operations over different
 // transports line up by size. Operations:
-//   pingpong (raw_mpi)  MPI_Send / MPI_Recv between two ranks of an MPI job of
-//                       this executable (pingpong.hpp): the baseline that any
-//                       weft transport over MPI is measured against. After its
-//                       size rows, a fit row: alpha and beta of
+//   pingpong and rpc over MPI, paired: each of --rounds rounds runs three MPI
+//                       jobs of this executable (mpiexec -n 2), one timed
+//                       round each, in an order that alternates (raw first in
+//                       even rounds, last in odd ones):
+//                       - raw_mpi: MPI_Send / MPI_Recv ping-pong between two
+//                         ranks (pingpong.hpp), the baseline;
+//                       - mpi: the same ping-pong between weft threads on two
+//                         ranks over weft's mpi transport (weft_net_send/recv,
+//                         one worker per rank; pingpong_weft.cpp);
+//                       - rpc over mpi: a null weft::rpc::call from rank 0 to a
+//                         server thread on rank 1.
+//                       The host's speed moves 2x for minutes at a time, so
+//                       weft is compared with raw MPI within a round only: the
+//                       mpi rows carry paired_ratio_to and paired_ratio (the
+//                       median over rounds of weft's half round trip over
+//                       raw's; for rpc, the call over raw's 8-byte round trip),
+//                       with a row per round ("round", "raw_ns"). After them
+//                       the raw fit row (alpha and beta of
 //                       latency = alpha + beta * bytes over the sizes up to
-//                       --fit-max-bytes (the costs the PDE model uses).
-//   pingpong (mpi)      the same ping-pong between weft threads on two ranks
-//                       over weft's mpi transport (weft_net_send/recv, one
-//                       worker per rank), in an MPI job of its own started
-//                       right after the raw one (pingpong_weft.cpp).
+//                       --fit-max-bytes, the costs the PDE model uses) and the
+//                       target rows {"target":NAME,"value":..,"bound":..,"met":..}:
+//                       8 B ping-pong within 2x raw, 1 MiB bandwidth at least
+//                       0.9x raw, the null RPC within 3x raw's round trip.
 //   pingpong (inproc)   the same between two nodes of this process, one worker.
 //   port_roundtrip (inproc)  two weft threads on one worker, one port each on
 //                       the same node (src/net, docs/design/net.md), each
@@ -60,8 +71,11 @@ struct weft::rpc::interface<msg_bench_service>
 namespace weft::bench::msg {
 namespace {
 
+// An operation: what --ops selects it by (any of `names`), the transport it
+// runs over, whether this build has it, and what measures it and emits its
+// rows. The MPI operations are one entry: they run paired, round by round.
 struct op {
-    char const* name;
+    std::vector<std::string> names;
     char const* transport;
     bool (*built)();
     std::string (*not_built)();
@@ -80,44 +94,11 @@ void emit_size_row(context& ctx, table& t, char const* op_name, char const* tran
                fmt_sig(bw)});
 }
 
-void run_raw_mpi_pingpong(context& ctx) {
-    auto const& o = ctx.opts();
-    std::vector<std::size_t> const sizes = pingpong::parse_sizes("sizes", o.list("sizes"));
-    int const rounds = static_cast<int>(o.integer("rounds"));
-    ctx.progress("raw MPI ping-pong: mpiexec -n 2 (%s, %s), %zu sizes x %d rounds", mpi::launcher().c_str(),
-                 mpi::flavor().c_str(), sizes.size(), rounds);
-    std::vector<pingpong::point> const pts = pingpong::measure("msg", sizes, rounds, o.integer("iters"));
-    table t({"op", "transport", "bytes", "latency ns", "spread", "MB/s"});
-    for (auto const& p : pts) emit_size_row(ctx, t, "pingpong", "raw_mpi", p.bytes, summarize(p.half_rtt_ns));
-    auto const max_fit = static_cast<std::size_t>(o.integer("fit-max-bytes"));
-    pingpong::fit const f = pingpong::fit_alpha_beta(pts, max_fit);
-    json_object rec = ctx.record();
-    rec.add("op", "pingpong").add("transport", "raw_mpi").add("fit", true).add("alpha_ns", f.alpha_ns);
-    rec.add("beta_ns_per_byte", f.beta_ns_per_byte).add("fit_max_bytes", static_cast<unsigned long long>(max_fit));
-    rec.add("fit_points", static_cast<unsigned long long>(f.points)).add("mpi", mpi::flavor());
-    add_provenance(rec);
-    ctx.emit(rec);
-    ctx.print(t, "msg: half round trip (median over rounds) and bandwidth");
-    ctx.say("fit over sizes <= %zu B: latency = %.1f ns + %.4f ns/B * bytes (alpha, beta; %zu points)\n", max_fit,
-            f.alpha_ns, f.beta_ns_per_byte, f.points);
-}
-
 void emit_points(context& ctx, char const* transport, std::vector<pingpong::point> const& pts, char const* title) {
     table t({"op", "transport", "bytes", "latency ns", "spread", "MB/s"});
     for (auto const& p : pts) emit_size_row(ctx, t, "pingpong", transport, p.bytes, summarize(p.half_rtt_ns));
     ctx.print(t, title);
 }
-
-void run_weft_mpi_pingpong(context& ctx) {
-    auto const& o = ctx.opts();
-    std::vector<std::size_t> const sizes = pingpong::parse_sizes("sizes", o.list("sizes"));
-    int const rounds = static_cast<int>(o.integer("rounds"));
-    ctx.progress("weft ping-pong over WEFT_NET=mpi: mpiexec -n 2, %zu sizes x %d rounds", sizes.size(), rounds);
-    std::vector<pingpong::point> const pts = pingpong::measure(
-        "msg", sizes, rounds, o.integer("iters"), {"--child-transport", "mpi"}, "the weft ping-pong over mpi");
-    emit_points(ctx, "mpi", pts, "msg: weft threads on two ranks (transport mpi): half round trip and bandwidth");
-}
-
 void run_weft_inproc_pingpong(context& ctx) {
     auto const& o = ctx.opts();
     std::vector<std::size_t> const sizes = pingpong::parse_sizes("sizes", o.list("sizes"));
@@ -276,30 +257,182 @@ void run_rpc(context& ctx) {
     ctx.print(t, "msg: RPC round trip, caller on node 1, one server thread on node 0 (inproc)");
 }
 
-// A null RPC from rank 0 to a server thread on rank 1 over weft's mpi
-// transport, in an MPI job of its own (pingpong::rpc_child).
-void run_weft_mpi_rpc(context& ctx) {
+// --- Over MPI: weft against raw MPI, paired round by round -----------------------
+//
+// This host's speed moves by 2x for minutes at a time, so a weft job and a
+// raw MPI job run one after the other can differ by the host alone. Each
+// round therefore runs one job of each kind, of one timed round each: the raw
+// MPI ping-pong, weft's ping-pong over its mpi transport and the RPC job,
+// alternating their order (raw first in even rounds, last in odd ones) so that
+// a steady drift of the host falls on both sides alike. Every ratio is taken
+// within a round (paired_ratio), and the figures are its median over rounds.
+
+// The raw round trip an RPC is compared with: an 8-byte MPI ping-pong's.
+constexpr std::size_t kRpcRawBytes = 8;
+
+bool op_selected(context& ctx, char const* name) {
+    for (auto const& w : ctx.opts().list("ops"))
+        if (w == name) return true;
+    return false;
+}
+
+std::size_t index_of(std::vector<std::size_t> const& sizes, std::size_t bytes) {
+    return static_cast<std::size_t>(std::find(sizes.begin(), sizes.end(), bytes) - sizes.begin());
+}
+
+// The RPC job of one round: a null call from rank 0 to a server thread on
+// rank 1 over weft's mpi transport (pingpong::rpc_child); ns per call, and
+// the scheduler it ran.
+std::pair<double, std::string> rpc_job_round(long iters) {
+    std::string const out = mpi::run(
+        2, {"msg", "--mpi-child", "--child-transport", "mpi-rpc", "--rounds", "1", "--iters", std::to_string(iters)},
+        "the RPC job over mpi");
+    std::vector<std::string> const lines = mpi::lines_tagged(out, "rpc"), sched = mpi::lines_tagged(out, "rpcsched");
+    int round = 0;
+    double ns = 0;
+    if (lines.size() != 1 || sched.size() != 1 || std::sscanf(lines.front().c_str(), "%d %lf", &round, &ns) != 2)
+        die("rpc child: no 'rpc 0 NS' and 'rpcsched NAME' lines; its output: %s", out.c_str());
+    return {ns, sched.front()};
+}
+
+// A per-round row: weft's figure beside the raw one of the same round.
+void emit_round_row(context& ctx, char const* op_name, std::size_t bytes, int round, double weft_ns, double raw_ns,
+                    char const* raw_what) {
+    json_object rec = ctx.record();
+    rec.add("op", op_name).add("transport", "mpi").add("bytes", static_cast<unsigned long long>(bytes));
+    rec.add("round", round).add("latency_ns", weft_ns).add("raw_ns", raw_ns).add("paired_ratio_to", raw_what);
+    rec.add("paired_ratio", raw_ns > 0 ? weft_ns / raw_ns : 0.0);
+    ctx.emit(rec);
+}
+
+// {"experiment":"msg","target":NAME,"value":..,"bound":..,"met":..}: value
+// is the median over rounds of a paired ratio; met when it is within bound
+// (at most, or with at_least at least).
+void emit_target(context& ctx, table& t, char const* name, summary const& value, double bound, bool at_least,
+                 char const* what) {
+    bool const met = at_least ? value.median >= bound : value.median <= bound;
+    json_object rec = ctx.record();
+    rec.add("target", name).add("value", value.median).add("bound", bound).add("met", met);
+    rec.add("compare", at_least ? "at_least" : "at_most").add("value_min", value.min).add("value_max", value.max);
+    rec.add("rounds", static_cast<unsigned long long>(value.n));
+    add_provenance(rec);
+    ctx.emit(rec);
+    t.add_row({name, what, fmt(value.median, 2), fmt(value.min, 2) + "-" + fmt(value.max, 2),
+               std::string(at_least ? ">= " : "<= ") + fmt(bound, 2), met ? "met" : "MISSED"});
+}
+
+void run_mpi_paired(context& ctx) {
     auto const& o = ctx.opts();
+    bool const pp = op_selected(ctx, "pingpong"), rpc = op_selected(ctx, "rpc");
+    std::vector<std::size_t> const sizes = pingpong::parse_sizes("sizes", o.list("sizes"));
     int const rounds = static_cast<int>(o.integer("rounds"));
     long const iters = static_cast<long>(o.integer("iters"));
-    ctx.progress("rpc over WEFT_NET=mpi: mpiexec -n 2, %d rounds of %ld calls", rounds, iters);
-    std::string const out =
-        mpi::run(2, {"msg", "--mpi-child", "--child-transport", "mpi-rpc", "--rounds", std::to_string(rounds),
-                     "--iters", std::to_string(iters)},
-                 "the RPC job over mpi");
-    std::vector<double> ns;
-    for (std::string const& line : mpi::lines_tagged(out, "rpc")) {
-        int round = 0;
-        double v = 0;
-        if (std::sscanf(line.c_str(), "%d %lf", &round, &v) != 2) die("rpc child: bad line '%s'", line.c_str());
-        ns.push_back(v);
+    // The raw job measures every size weft's does, and the RPC's raw round trip.
+    std::vector<std::size_t> raw_sizes = pp ? sizes : std::vector<std::size_t>{};
+    if (rpc && index_of(raw_sizes, kRpcRawBytes) == raw_sizes.size()) raw_sizes.insert(raw_sizes.begin(), kRpcRawBytes);
+    std::vector<pingpong::point> raw(raw_sizes.size()), weft(pp ? sizes.size() : 0);
+    for (std::size_t i = 0; i < raw.size(); ++i) raw[i].bytes = raw_sizes[i];
+    for (std::size_t i = 0; i < weft.size(); ++i) weft[i].bytes = sizes[i];
+    std::vector<double> rpc_ns;
+    std::string rpc_sched;
+    auto append = [](std::vector<pingpong::point>& to, std::vector<pingpong::point> const& from) {
+        for (std::size_t i = 0; i < to.size(); ++i) to[i].half_rtt_ns.push_back(from[i].half_rtt_ns.front());
+    };
+    auto raw_job = [&] { append(raw, pingpong::measure("msg", raw_sizes, 1, iters)); };
+    auto weft_job = [&] {
+        if (pp)
+            append(weft, pingpong::measure("msg", sizes, 1, iters, {"--child-transport", "mpi"},
+                                           "the weft ping-pong over mpi"));
+    };
+    auto rpc_job = [&] {
+        if (!rpc) return;
+        auto [ns, sched] = rpc_job_round(iters);
+        rpc_ns.push_back(ns);
+        rpc_sched = sched;
+    };
+    for (int r = 0; r < rounds; ++r) {
+        ctx.progress("MPI round %d of %d: raw MPI ping-pong%s%s, one mpiexec -n 2 job each (%s, %s), raw %s", r + 1,
+                     rounds, pp ? ", weft ping-pong over mpi" : "", rpc ? ", RPC over mpi" : "",
+                     mpi::launcher().c_str(), mpi::flavor().c_str(), r % 2 == 0 ? "first" : "last");
+        if (r % 2 == 0) raw_job(), weft_job(), rpc_job();
+        else rpc_job(), weft_job(), raw_job();
     }
-    std::vector<std::string> const sched = mpi::lines_tagged(out, "rpcsched");
-    if (static_cast<int>(ns.size()) != rounds || sched.size() != 1)
-        die("rpc child: %zu of %d rounds reported; its output: %s", ns.size(), rounds, out.c_str());
-    table t({"op", "transport", "workers", "bytes", "median ns", "min ns", "spread"}, "llrrrrr");
-    emit_call_row(ctx, t, "rpc", "mpi", 1, 0, ns, sched.front());
-    ctx.print(t, "msg: RPC round trip over weft's mpi transport, rank 0 calling a server thread on rank 1");
+
+    table t({"op", "transport", "bytes", "latency ns", "spread", "MB/s"});
+    for (auto const& p : raw) emit_size_row(ctx, t, "pingpong", "raw_mpi", p.bytes, summarize(p.half_rtt_ns));
+    if (pp) {
+        auto const max_fit = static_cast<std::size_t>(o.integer("fit-max-bytes"));
+        pingpong::fit const f = pingpong::fit_alpha_beta(raw, max_fit);
+        json_object rec = ctx.record();
+        rec.add("op", "pingpong").add("transport", "raw_mpi").add("fit", true).add("alpha_ns", f.alpha_ns);
+        rec.add("beta_ns_per_byte", f.beta_ns_per_byte).add("fit_max_bytes", static_cast<unsigned long long>(max_fit));
+        rec.add("fit_points", static_cast<unsigned long long>(f.points)).add("mpi", mpi::flavor());
+        add_provenance(rec);
+        ctx.emit(rec);
+        ctx.print(t, "msg: raw MPI ping-pong, half round trip (median over rounds) and bandwidth");
+        ctx.say("fit over sizes <= %zu B: latency = %.1f ns + %.4f ns/B * bytes (alpha, beta; %zu points)\n", max_fit,
+                f.alpha_ns, f.beta_ns_per_byte, f.points);
+    }
+
+    // weft over mpi: each size's figures, its paired ratio to raw MPI (the
+    // weft job's half round trip over the raw job's of the same round), and
+    // the rounds' rows.
+    table w({"op", "bytes", "latency ns", "spread", "MB/s", "x raw (paired)", "ratio range"});
+    std::vector<double> ratio_8, bw_ratio_1m;
+    for (auto const& p : weft) {
+        auto const& base = raw[index_of(raw_sizes, p.bytes)].half_rtt_ns;
+        summary const lat = summarize(p.half_rtt_ns);
+        std::vector<double> ratios;
+        for (int r = 0; r < rounds; ++r) ratios.push_back(p.half_rtt_ns[r] / base[r]);
+        summary const ratio = summarize(ratios);
+        double const bw = lat.median > 0 ? static_cast<double>(p.bytes) / lat.median * 1e3 : 0;
+        json_object rec = ctx.record();
+        rec.add("op", "pingpong").add("transport", "mpi").add("bytes", static_cast<unsigned long long>(p.bytes));
+        rec.add("latency_ns", lat.median).add("latency_ns_spread", lat.spread).add("bandwidth_mb_s", bw);
+        rec.add("rounds", static_cast<unsigned long long>(lat.n)).add("paired_ratio_to", "raw_mpi");
+        rec.add_summary("paired_ratio", ratio);
+        add_provenance(rec);
+        ctx.emit(rec);
+        for (int r = 0; r < rounds; ++r)
+            emit_round_row(ctx, "pingpong", p.bytes, r, p.half_rtt_ns[r], base[r], "raw_mpi");
+        w.add_row({"pingpong", fmt_sig(static_cast<double>(p.bytes)), fmt(lat.median, 1), fmt_pct(lat.spread),
+                   fmt_sig(bw), fmt_ratio(ratio.median), fmt(ratio.min, 2) + "-" + fmt(ratio.max, 2)});
+        if (p.bytes == 8) ratio_8 = ratios;
+        if (p.bytes == std::size_t{1} << 20)
+            for (double x : ratios) bw_ratio_1m.push_back(1.0 / x);
+    }
+    std::vector<double> rpc_ratios;
+    if (rpc) {
+        auto const& base = raw[index_of(raw_sizes, kRpcRawBytes)].half_rtt_ns;
+        for (int r = 0; r < rounds; ++r) rpc_ratios.push_back(rpc_ns[r] / (2 * base[r]));
+        summary const lat = summarize(rpc_ns), ratio = summarize(rpc_ratios);
+        json_object rec = ctx.record();
+        rec.add("op", "rpc").add("transport", "mpi").add("workers", 1).add("bytes", 0ULL).add("latency_ns", lat.median);
+        rec.add("latency_ns_spread", lat.spread).add("latency_ns_min", lat.min).add("latency_ns_max", lat.max);
+        rec.add("rounds", static_cast<unsigned long long>(lat.n)).add("sched", rpc_sched);
+        rec.add("paired_ratio_to", "raw_mpi_roundtrip_8B").add_summary("paired_ratio", ratio);
+        add_provenance(rec);
+        ctx.emit(rec);
+        for (int r = 0; r < rounds; ++r)
+            emit_round_row(ctx, "rpc", 0, r, rpc_ns[r], 2 * base[r], "raw_mpi_roundtrip_8B");
+        w.add_row({"rpc (null call)", "0", fmt(lat.median, 1), fmt_pct(lat.spread), "-", fmt_ratio(ratio.median),
+                   fmt(ratio.min, 2) + "-" + fmt(ratio.max, 2)});
+    }
+    ctx.print(w, "msg: weft over its mpi transport against raw MPI run in the same rounds (ping-pong: half round "
+                 "trip over raw's; rpc: the call over raw's 8 B round trip)");
+
+    table tt({"target", "what", "median", "range", "bound", ""}, "llrrrl");
+    if (!ratio_8.empty())
+        emit_target(ctx, tt, "pingpong_8B_over_raw_mpi", summarize(ratio_8), 2.0, false, "8 B half round trip / raw");
+    if (!bw_ratio_1m.empty())
+        emit_target(ctx, tt, "bandwidth_1MiB_over_raw_mpi", summarize(bw_ratio_1m), 0.9, true,
+                    "1 MiB bandwidth / raw");
+    if (!rpc_ratios.empty())
+        emit_target(ctx, tt, "rpc_over_raw_roundtrip", summarize(rpc_ratios), 3.0, false,
+                    "null RPC / raw 8 B round trip");
+    if (tt.rows() > 0) ctx.print(tt, "msg: targets, medians over rounds of the paired ratios");
+    if (pp && (ratio_8.empty() || bw_ratio_1m.empty()))
+        ctx.say("(the 8 B and 1 MiB targets need 8 and 1M in --sizes)\n");
 }
 
 void run_lookup(context& ctx) {
@@ -332,13 +465,11 @@ std::string never_missing() { return {}; }
 
 std::vector<op> const& ops() {
     static std::vector<op> const all = {
-        {"port_roundtrip", "inproc", always_built, never_missing, run_port_roundtrip},
-        {"rpc", "inproc", always_built, never_missing, run_rpc},
-        {"rpc", "mpi", mpi::built, mpi::not_built_reason, run_weft_mpi_rpc},
-        {"lookup", "inproc", always_built, never_missing, run_lookup},
-        {"pingpong", "raw_mpi", mpi::built, mpi::not_built_reason, run_raw_mpi_pingpong},
-        {"pingpong", "mpi", mpi::built, mpi::not_built_reason, run_weft_mpi_pingpong},
-        {"pingpong", "inproc", always_built, never_missing, run_weft_inproc_pingpong},
+        {{"port_roundtrip"}, "inproc", always_built, never_missing, run_port_roundtrip},
+        {{"rpc"}, "inproc", always_built, never_missing, run_rpc},
+        {{"lookup"}, "inproc", always_built, never_missing, run_lookup},
+        {{"pingpong", "rpc"}, "raw_mpi and mpi", mpi::built, mpi::not_built_reason, run_mpi_paired},
+        {{"pingpong"}, "inproc", always_built, never_missing, run_weft_inproc_pingpong},
     };
     return all;
 }
@@ -346,7 +477,8 @@ std::vector<op> const& ops() {
 std::vector<std::string> op_names() {
     std::vector<std::string> names;
     for (op const& o : ops())
-        if (std::find(names.begin(), names.end(), o.name) == names.end()) names.emplace_back(o.name);
+        for (auto const& n : o.names)
+            if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
     return names;
 }
 
@@ -370,10 +502,13 @@ int run(context& ctx) {
     std::vector<std::string> const wanted = o.list("ops");
     for (op const& p : ops()) {
         bool selected = false;
-        for (auto const& w : wanted) selected = selected || w == p.name;
+        for (auto const& w : wanted)
+            selected = selected || std::find(p.names.begin(), p.names.end(), w) != p.names.end();
         if (!selected) continue;
         if (!p.built()) {
-            std::fprintf(stderr, "weft-bench msg: %s over %s: not run: %s\n", p.name, p.transport,
+            std::string names;
+            for (auto const& n : p.names) names += (names.empty() ? "" : ", ") + n;
+            std::fprintf(stderr, "weft-bench msg: %s over %s: not run: %s\n", names.c_str(), p.transport,
                          p.not_built().c_str());
             continue;
         }
@@ -395,9 +530,12 @@ registrar const reg{experiment{
                "--rounds rounds of the half round trip, with its spread; bandwidth_mb_s = bytes / latency\n"
                "(10^6 B/s). Then a fit row: latency = alpha + beta * bytes by least squares over the sizes up to\n"
                "--fit-max-bytes. pingpong over mpi: the same between weft threads on two ranks, weft_net_send\n"
-               "and weft_net_recv over WEFT_NET=mpi (a second job, right after the raw one); pingpong over\n"
-               "inproc: the same between two nodes of this process on one worker. Without MPI built in, the MPI\n"
-               "operations say so and emit no rows.\n"
+               "and weft_net_recv over WEFT_NET=mpi; rpc over mpi: a null call from rank 0 to a server on rank 1.\n"
+               "The MPI jobs are paired: every round runs one job of each (raw first in even rounds, last in odd\n"
+               "ones), and weft's rows carry paired_ratio, the median over rounds of weft / raw within a round,\n"
+               "then the targets' rows (8 B <= 2x raw, 1 MiB bandwidth >= 0.9x raw, RPC <= 3x raw's 8 B round\n"
+               "trip). pingpong over inproc: the same between two nodes of this process on one worker. Without MPI\n"
+               "built in, the MPI operations say so and emit no rows.\n"
                "rpc over inproc: weft::rpc::call from node 1 to a one-thread server on node 0, null (bytes 0) and\n"
                "with an 8-byte argument and result (bytes 8); lookup: weft_net_name_lookup from node 1; both at 1\n"
                "and 2 workers, latency_ns the whole call (median over --rounds rounds of --iters). See docs/bench.md.",

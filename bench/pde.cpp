@@ -14,23 +14,28 @@
 // at once (weft_calc_time), in every round. pde_model.hpp has the equations
 // and docs/design/pde.md maps the paper's symbols to them.
 //
-// transport "raw_mpi": for every rank count P, one MPI job of this executable
-// (mpiexec -n P weft-bench pde --mpi-child; mpi_launch.hpp) runs apps/pde's
-// MPI versions. The job measures alpha, beta and o with the same exchanges in
-// plain MPI between ranks 0 and 1, and calc(n) on itself in every round:
-// every rank sweeps its block with no messages, all at once (calc_on_job; so
-// an oversubscribed job's time-slicing and the ranks' shared memory bandwidth
-// are in it), the slowest rank's. The equations are the weft rows' with one
-// thread per rank: T_b (eq. 1) for mpi_plain, T_opt (eq. 3) for handcoded.
+// transport "raw_mpi": MPI jobs of this executable (mpiexec -n P weft-bench
+// pde --mpi-child; mpi_launch.hpp) run apps/pde's MPI versions (mpi_plain,
+// blocking1 in weft's blocking1's shape, handcoded). A job measures alpha,
+// beta and o with the same exchanges in plain MPI between ranks 0 and 1, and
+// calc(n) on itself: every rank sweeps its block with no messages, all at
+// once (calc_on_job; so an oversubscribed job's time-slicing and the ranks'
+// shared memory bandwidth are in it), the slowest rank's. The equations are
+// the weft rows' with one thread per rank: T_b (eq. 1) for mpi_plain and
+// blocking1, T_opt (eq. 3) for handcoded.
 //
-// transport "mpi": for every rank count P, one MPI job of this executable
-// (mpiexec -n P weft-bench pde --mpi-child --child-transport mpi) runs the
-// weft versions over weft's mpi transport, one node per rank and one worker
-// each (apps/pde run_distributed: the nodes find each other's ports through
-// the naming service). The job measures alpha_R, beta_R and o (ranks 0 and 1)
-// and alpha_L and beta_L (rank 0) with the inproc rows' exchanges over weft's
-// ports, and calc(n) as the raw_mpi job does; the equations are the inproc
-// rows'.
+// transport "mpi": MPI jobs of this executable (mpiexec -n P weft-bench pde
+// --mpi-child --child-transport mpi) run the weft versions over weft's mpi
+// transport, one node per rank and one worker each (apps/pde
+// run_distributed: the nodes find each other's ports through the naming
+// service). A job measures alpha_R, beta_R and o (ranks 0 and 1) and alpha_L
+// and beta_L (rank 0) with the inproc rows' exchanges over weft's ports, and
+// calc(n) as the raw_mpi job does; the equations are the inproc rows'.
+//
+// raw_mpi and mpi run paired: for every P, each round runs one job of each,
+// one timed run of every (side, version) each, in alternating order, and
+// weft's rows carry their ratio to raw MPI's same-shaped version within a
+// round (run_mpi_jobs below).
 //
 // Every (P, side, version) is first run once and checked against the serial
 // program (a result that differs stops the experiment), then timed over
@@ -77,8 +82,9 @@ remote_points measure_remote(int rounds, std::function<double(std::size_t bytes,
     return pts;
 }
 
-void print_fit(char const* name, pingpong::fit const& f) {
-    std::printf("fit %s %.9g %.9g\n", name, f.alpha_ns, f.beta_ns_per_byte);
+void print_points(char const* name, std::vector<pingpong::point> const& pts) {
+    for (auto const& p : pts)
+        for (double ns : p.half_rtt_ns) std::printf("fitpoint %s %zu %.9g\n", name, p.bytes, ns);
 }
 
 double calc_on_job(int ranks, int rank, long side, int sweeps) {
@@ -104,19 +110,28 @@ namespace {
 
 namespace app = weft::apps::pde;
 
-// The "fit NAME ALPHA_NS BETA_NS_PER_BYTE" lines of an MPI child, by name;
-// a line of another name, or a malformed one, ends the experiment.
-std::map<std::string, pingpong::fit> read_fits(std::string const& out, std::vector<std::string> const& names) {
-    std::map<std::string, pingpong::fit> fits;
-    for (auto const& line : mpi::lines_tagged(out, "fit")) {
+// Appends the "fitpoint NAME BYTES NS" lines of an MPI child to `into`, by
+// name, and returns how many names it had lines of; a line of another name
+// or size, or a malformed one, ends the experiment.
+std::size_t read_points(std::string const& out, std::vector<std::string> const& names,
+                        std::map<std::string, std::vector<pingpong::point>>& into) {
+    std::vector<std::string> seen;
+    for (auto const& line : mpi::lines_tagged(out, "fitpoint")) {
         char which[16];
-        double a = 0, b = 0;
-        if (std::sscanf(line.c_str(), "%15s %lf %lf", which, &a, &b) != 3 ||
-            std::find(names.begin(), names.end(), which) == names.end())
-            die("pde child: bad line 'fit %s'", line.c_str());
-        fits[which] = pingpong::fit{a, b, kFitSizes.size()};
+        unsigned long long bytes = 0;
+        double ns = 0;
+        if (std::sscanf(line.c_str(), "%15s %llu %lf", which, &bytes, &ns) != 3 ||
+            std::find(names.begin(), names.end(), which) == names.end() ||
+            std::find(kFitSizes.begin(), kFitSizes.end(), bytes) == kFitSizes.end())
+            die("pde child: bad line 'fitpoint %s'", line.c_str());
+        if (std::find(seen.begin(), seen.end(), which) == seen.end()) seen.emplace_back(which);
+        auto& pts = into[which];
+        if (pts.empty())
+            for (std::size_t b : kFitSizes) pts.push_back({b, {}});
+        for (auto& p : pts)
+            if (p.bytes == bytes) p.half_rtt_ns.push_back(ns);
     }
-    return fits;
+    return seen.size();
 }
 
 // The model's remote message from its latency and overhead fits. A disturbed
@@ -227,162 +242,238 @@ child_output read_child(std::string const& out, long p, std::vector<long> const&
     return c;
 }
 
-// The raw MPI versions (apps/pde/pde_mpi.hpp): for every P of `ranks`, one
-// MPI job of this executable; rows with transport "raw_mpi".
-void run_raw_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long> const& sides,
-                 std::vector<std::string> const& versions, int rounds, double work, int max_sweeps) {
-    if (versions.empty()) return;
-    if (!mpi::built()) {
-        ctx.warn("raw_mpi not run: %s", mpi::not_built_reason().c_str());
-        return;
+// --- The MPI jobs, raw and weft, paired round by round ----------------------------
+//
+// transport raw_mpi runs apps/pde's MPI versions (mpi_plain, blocking1,
+// handcoded) in a job of this executable (pde.hpp, child); transport mpi runs
+// weft's versions over weft's mpi transport, one node and one worker per rank
+// (pde_weft.hpp, weft_mpi_child). This host's speed moves 2x for minutes at a
+// time, so for every P each round runs one job of each transport of one timed
+// round (raw first in even rounds, weft first in odd ones), and weft's
+// blocking1 and handcoded are compared with raw MPI's of the same round
+// (paired_ratio; threads2 and threads4 with raw handcoded, the program the
+// paper's threads are measured against). Every job measures the model's
+// inputs on itself (one round of the exchanges) and checks each version
+// against the serial program; the model's fits are over each size's median
+// of the rounds' jobs' samples, and calc(n) is the median of theirs.
+
+struct mpi_transport {
+    char const* transport;  // "raw_mpi" or "mpi"
+    char const* what;       // the job, in errors
+    std::vector<std::string> versions;
+    std::vector<std::string> fit_names;
+};
+
+// What the rounds' jobs of one transport measured, merged: per round, every
+// (version, side)'s time, each side's calc(n) and the fits.
+struct job_rounds {
+    std::map<std::pair<std::string, long>, std::vector<double>> times;
+    std::map<std::pair<std::string, long>, int> sweeps;
+    std::map<long, std::vector<double>> calc;
+    std::map<std::string, std::vector<pingpong::point>> points;  // per fit: every job's samples per size
+
+    // The fit over each size's median of the rounds' jobs' samples.
+    pingpong::fit fit(std::string const& name) const {
+        auto const it = points.find(name);
+        return it == points.end() ? pingpong::fit{} : pingpong::fit_alpha_beta(it->second, kFitSizes.back());
     }
+};
+
+void run_job_round(mpi_transport const& tr, long p, std::vector<long> const& sides, double work, int max_sweeps,
+                   job_rounds& into) {
     std::vector<std::string> side_text;
     for (long s : sides) side_text.push_back(std::to_string(s));
-
-    int const cpus = static_cast<int>(allowed_cpus().size());
-    table t({"ranks", "n", "version", "neighbours", "sweep us", "model us", "time/model", "overlap us", "time/overlap"});
-    for (long p : ranks) {
-        ctx.progress("mpiexec -n %ld: sides %s, versions %s, %d rounds%s", p, join(side_text).c_str(),
-                     join(versions).c_str(), rounds, p > cpus ? " (oversubscribed)" : "");
-        std::string const out = mpi::run(static_cast<int>(p),
-                                         {"pde", "--mpi-child", "--ranks", std::to_string(p), "--sides",
-                                          join(side_text), "--versions", join(versions), "--rounds",
-                                          std::to_string(rounds), "--work", json_number(work), "--max-sweeps",
-                                          std::to_string(max_sweeps)},
-                                         "the PDE solver's MPI job");
-        child_output const c = read_child(out, p, sides, versions, rounds, "raw_mpi");
-        std::map<std::string, pingpong::fit> fits = read_fits(out, {"remote", "overhead"});
-        if (p > 1 && fits.size() != 2)
-            die("pde child (raw_mpi, %ld ranks): no 'fit remote' and 'fit overhead' lines; its output: %s", p,
-                out.c_str());
-        pingpong::fit const remote = fits["remote"], overhead = fits["overhead"];
-        for (long s : sides)
-            for (auto const& v : versions) {
-                summary const sum = summarize(c.times.at({v, s}));
-                double const calc_s = c.calc.at(s);
-                // The weft rows' equations (pde_model.hpp) with one thread per
-                // rank: T_b for mpi_plain, T_opt for handcoded.
-                model_shape const shape = weft_shape(static_cast<int>(p), s, 1);
-                model_params mp;
-                set_calc(mp, calc_s, s, 1);
-                set_remote(mp, remote, overhead);
-                bool const plain = v == "mpi_plain";
-                double const model_s = plain ? t_blocking(mp, shape) : t_handcoded(mp, shape);
-                // mpi_plain's four MPI_Sendrecv shifts run one after the
-                // other, and each shift along a dimension with two blocks
-                // waits for its message: 2 k one-way latencies in a row, as
-                // eq. (1) adds them (apps/pde/pde_mpi.cpp).
-                model_shape shifts = shape;
-                shifts.remote = 2 * shape.remote;
-                double const overlap_s = plain ? t_blocking(mp, shifts) : t_handcoded_overlap(mp, shape);
-                json_object rec = ctx.record();
-                rec.add("transport", "raw_mpi").add("ranks", p).add("n", s * s).add("side", s).add("version", v);
-                rec.add("time_s", sum.median).add("time_s_spread", sum.spread).add("model_s", model_s);
-                rec.add("time_over_model", model_s > 0 ? sum.median / model_s : 0.0);
-                rec.add("model_overlap_s", overlap_s).add("time_over_model_overlap", sum.median / overlap_s);
-                rec.add("sweeps", c.sweeps.at({v, s})).add("rounds", rounds).add("neighbours", shape.remote);
-                rec.add("oversubscribed", p > cpus).add("calc_s", calc_s).add("overlap_f", mp.share);
-                rec.add("t_point_ns", mp.t_point_s * 1e9);
-                rec.add("alpha_r_ns", remote.alpha_ns).add("beta_r_ns_per_byte", remote.beta_ns_per_byte);
-                rec.add("o_r_ns", overhead.alpha_ns).add("o_beta_r_ns_per_byte", overhead.beta_ns_per_byte);
-                rec.add("checked", true);
-                add_provenance(rec);
-                ctx.emit(rec);
-                t.add_row({std::to_string(p), fmt_sig(static_cast<double>(s * s)), v, std::to_string(shape.remote),
-                           fmt(sum.median * 1e6, 2), fmt(model_s * 1e6, 2), fmt(model_s > 0 ? sum.median / model_s : 0, 2),
-                           fmt(overlap_s * 1e6, 2), fmt(sum.median / overlap_s, 2)});
-            }
-        t.add_separator();
-        ctx.say("raw MPI, %ld ranks: alpha_R %.0f ns, beta_R %.3f ns/B, o %.0f ns, o_beta %.3f ns/B (measured in the "
-                "job: MPI exchanges, 8 B..2 KiB); %d CPUs\n",
-                p, remote.alpha_ns, remote.beta_ns_per_byte, overhead.alpha_ns, overhead.beta_ns_per_byte, cpus);
-    }
-    ctx.print(t, "pde over raw MPI: seconds per sweep (slowest rank, median) against the model; every result equals "
-                 "the serial one");
+    std::vector<std::string> args = {"pde", "--mpi-child", "--child-transport", tr.transport, "--ranks",
+                                     std::to_string(p), "--sides", join(side_text), "--versions", join(tr.versions),
+                                     "--rounds", "1", "--work", json_number(work), "--max-sweeps",
+                                     std::to_string(max_sweeps)};
+    std::string const out = mpi::run(static_cast<int>(p), args, tr.what);
+    child_output const c = read_child(out, p, sides, tr.versions, 1, tr.transport);
+    if (read_points(out, tr.fit_names, into.points) != tr.fit_names.size() && p > 1)
+        die("pde child (%s, %ld ranks): no 'fitpoint %s' lines; its output: %s", tr.transport, p,
+            join(tr.fit_names).c_str(), out.c_str());
+    for (auto const& [key, ts] : c.times) into.times[key].push_back(ts.front());
+    for (auto const& [key, sw] : c.sweeps) into.sweeps[key] = sw;
+    for (auto const& [side, secs] : c.calc) into.calc[side].push_back(secs);
 }
 
-// The weft versions (apps/pde/pde_weft.hpp) over weft's mpi transport: for
-// every P of `ranks`, one MPI job of this executable (one node per rank, one
-// worker each; pde_weft.hpp, weft_mpi_child) that measures the model's alpha
-// and beta on itself and then checks and times every version; rows with
-// transport "mpi". calc(n) is the job's own (calc_on_job), which carries an
-// oversubscribed job's time-slicing: f = 1.
-void run_weft_mpi(context& ctx, std::vector<long> const& ranks, std::vector<long> const& sides,
-                  std::vector<std::string> const& versions, int rounds, double work, int max_sweeps) {
-    if (versions.empty()) return;
+// The model's measured message costs in a row: remote latency and overhead,
+// and the same-node latency where there is one.
+void add_fits(json_object& rec, pingpong::fit const& remote, pingpong::fit const& overhead,
+              pingpong::fit const* local) {
+    rec.add("alpha_r_ns", remote.alpha_ns).add("beta_r_ns_per_byte", remote.beta_ns_per_byte);
+    rec.add("o_r_ns", overhead.alpha_ns).add("o_beta_r_ns_per_byte", overhead.beta_ns_per_byte);
+    if (local != nullptr) rec.add("alpha_l_ns", local->alpha_ns).add("beta_l_ns_per_byte", local->beta_ns_per_byte);
+}
+
+// Per round, a[r] / b[r]; their summary.
+summary paired(std::vector<double> const& a, std::vector<double> const& b) {
+    std::vector<double> r;
+    for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) r.push_back(a[i] / b[i]);
+    return summarize(r);
+}
+
+void emit_raw_rows(context& ctx, table& t, long p, std::vector<long> const& sides, job_rounds const& raw,
+                   std::vector<std::string> const& versions, int cpus) {
+    pingpong::fit const remote = raw.fit("remote"), overhead = raw.fit("overhead");
+    for (long s : sides)
+        for (auto const& v : versions) {
+            auto const& ts = raw.times.at({v, s});
+            summary const sum = summarize(ts);
+            double const calc_s = summarize(raw.calc.at(s)).median;
+            // The weft rows' equations (pde_model.hpp) with one thread per
+            // rank: T_b for mpi_plain and blocking1, T_opt for handcoded.
+            model_shape const shape = weft_shape(static_cast<int>(p), s, 1);
+            model_params mp;
+            set_calc(mp, calc_s, s, 1);
+            set_remote(mp, remote, overhead);
+            bool const plain = v == "mpi_plain", blocking = plain || v == "blocking1";
+            double const model_s = blocking ? t_blocking(mp, shape) : t_handcoded(mp, shape);
+            // mpi_plain's four MPI_Sendrecv shifts run one after the other,
+            // and each shift along a dimension with two blocks waits for its
+            // message: 2 k one-way latencies in a row, as eq. (1) adds them
+            // (apps/pde/pde_mpi.cpp). blocking1 sends all four edges first,
+            // as weft's blocking1, and its overlap form is that one's.
+            model_shape shifts = shape;
+            shifts.remote = 2 * shape.remote;
+            double const overlap_s = plain      ? t_blocking(mp, shifts)
+                                     : blocking ? t_blocking_overlap(mp, shape)
+                                                : t_handcoded_overlap(mp, shape);
+            json_object rec = ctx.record();
+            rec.add("transport", "raw_mpi").add("ranks", p).add("n", s * s).add("side", s).add("version", v);
+            rec.add("time_s", sum.median).add("time_s_spread", sum.spread).add("model_s", model_s);
+            rec.add("time_over_model", model_s > 0 ? sum.median / model_s : 0.0);
+            rec.add("model_overlap_s", overlap_s).add("time_over_model_overlap", sum.median / overlap_s);
+            rec.add("sweeps", raw.sweeps.at({v, s})).add("rounds", static_cast<unsigned long long>(sum.n));
+            rec.add("neighbours", shape.remote).add("oversubscribed", p > cpus).add("calc_s", calc_s);
+            rec.add("overlap_f", mp.share).add("t_point_ns", mp.t_point_s * 1e9);
+            add_fits(rec, remote, overhead, nullptr);
+            rec.add("checked", true);
+            add_provenance(rec);
+            ctx.emit(rec);
+            t.add_row({"raw_mpi", std::to_string(p), fmt_sig(static_cast<double>(s * s)), v, fmt(sum.median * 1e6, 2),
+                       fmt(model_s * 1e6, 2), fmt(model_s > 0 ? sum.median / model_s : 0, 2), fmt(overlap_s * 1e6, 2),
+                       fmt(sum.median / overlap_s, 2), "-", "-"});
+        }
+}
+
+// The raw MPI version a weft version is compared with in the same round: the
+// same shape for blocking1 and handcoded; raw handcoded for the threads.
+std::string raw_peer_of(std::string const& weft_version) {
+    return weft_version == "blocking1" ? "blocking1" : "handcoded";
+}
+
+void emit_weft_rows(context& ctx, table& t, long p, std::vector<long> const& sides, job_rounds const& wj,
+                    job_rounds const* raw, std::vector<std::string> const& versions, int cpus) {
+    pingpong::fit const remote = wj.fit("remote"), overhead = wj.fit("overhead"), local = wj.fit("local");
+    model_params mp;
+    set_remote(mp, remote, overhead);
+    mp.alpha_l_s = std::max(0.0, local.alpha_ns * 1e-9);
+    mp.beta_l_s = std::max(0.0, local.beta_ns_per_byte * 1e-9);
+    for (long s : sides) {
+        summary const calc = summarize(wj.calc.at(s));
+        set_calc(mp, calc.median, s, 1);
+        auto const base_it = wj.times.find({"blocking1", s});
+        for (auto const& name : versions) {
+            app::weft_version v{};
+            (void)app::parse_weft_version(name, v);
+            auto const& ts = wj.times.at({name, s});
+            summary const sum = summarize(ts);
+            model_shape const shape = weft_shape(static_cast<int>(p), s, app::threads_per_node(v));
+            double const model_s = weft_model(v, mp, shape);
+            double const overlap_s = weft_model(v, mp, shape, true);
+            json_object rec = ctx.record();
+            rec.add("transport", "mpi").add("ranks", p).add("n", s * s).add("side", s).add("version", name);
+            rec.add("time_s", sum.median).add("time_s_spread", sum.spread).add("model_s", model_s);
+            rec.add("time_over_model", model_s > 0 ? sum.median / model_s : 0.0);
+            rec.add("model_overlap_s", overlap_s).add("time_over_model_overlap", sum.median / overlap_s);
+            if (base_it != wj.times.end()) rec.add("time_over_blocking1", median_of_ratios(ts, base_it->second));
+            else rec.add_null("time_over_blocking1");
+            std::string const peer = raw_peer_of(name);
+            auto const raw_it = raw != nullptr ? raw->times.find({peer, s}) : decltype(raw->times.end()){};
+            bool const has_raw = raw != nullptr && raw_it != raw->times.end();
+            summary const ratio = has_raw ? paired(ts, raw_it->second) : summary{};
+            if (has_raw) rec.add("paired_ratio_to", "raw_mpi " + peer).add_summary("paired_ratio", ratio);
+            rec.add("threads_per_node", app::threads_per_node(v)).add("sweeps", wj.sweeps.at({name, s}));
+            rec.add("rounds", static_cast<unsigned long long>(sum.n)).add("workers_per_rank", 1);
+            rec.add("oversubscribed", p > cpus);
+            rec.add("remote_msgs", shape.remote).add("remote_bytes", shape.remote_bytes);
+            rec.add("local_msgs", shape.local).add("local_bytes", shape.local_bytes);
+            rec.add("calc_s", calc.median).add("calc_s_spread", calc.spread).add("overlap_f", mp.share);
+            rec.add("t_point_ns", mp.t_point_s * 1e9);
+            add_fits(rec, remote, overhead, &local);
+            rec.add("checked", true);
+            add_provenance(rec);
+            ctx.emit(rec);
+            if (has_raw)
+                for (std::size_t r = 0; r < ts.size(); ++r) {
+                    json_object rr = ctx.record();
+                    rr.add("transport", "mpi").add("ranks", p).add("n", s * s).add("side", s).add("version", name);
+                    rr.add("round", static_cast<unsigned long long>(r)).add("time_s", ts[r]);
+                    rr.add("raw_time_s", raw_it->second[r]).add("paired_ratio_to", "raw_mpi " + peer);
+                    rr.add("paired_ratio", ts[r] / raw_it->second[r]);
+                    ctx.emit(rr);
+                }
+            t.add_row({"mpi", std::to_string(p), fmt_sig(static_cast<double>(s * s)), name, fmt(sum.median * 1e6, 2),
+                       fmt(model_s * 1e6, 2), fmt(model_s > 0 ? sum.median / model_s : 0, 2), fmt(overlap_s * 1e6, 2),
+                       fmt(sum.median / overlap_s, 2),
+                       base_it == wj.times.end() ? "-" : fmt(median_of_ratios(ts, base_it->second), 2),
+                       has_raw ? fmt(ratio.median, 2) + " (" + peer + ")" : "-"});
+        }
+    }
+}
+
+void run_mpi_jobs(context& ctx, std::vector<long> const& ranks, std::vector<long> const& sides,
+                  std::vector<std::string> const& raw_versions, std::vector<std::string> const& weft_versions,
+                  int rounds, double work, int max_sweeps) {
+    if (raw_versions.empty() && weft_versions.empty()) return;
     if (!mpi::built()) {
-        ctx.warn("mpi not run: %s", mpi::not_built_reason().c_str());
+        ctx.warn("raw_mpi and mpi not run: %s", mpi::not_built_reason().c_str());
         return;
     }
-    std::vector<std::string> side_text;
-    for (long s : sides) side_text.push_back(std::to_string(s));
+    mpi_transport const raw{"raw_mpi", "the PDE solver's MPI job", raw_versions, {"remote", "overhead"}};
+    mpi_transport const weft{"mpi", "the PDE solver's weft versions over weft's mpi transport", weft_versions,
+                             {"remote", "overhead", "local"}};
     int const cpus = static_cast<int>(allowed_cpus().size());
-    table t({"ranks", "n", "version", "sweep us", "model us", "time/model", "overlap us", "time/overlap",
-             "vs blocking1"});
+    table t({"transport", "ranks", "n", "version", "sweep us", "model us", "time/model", "overlap us", "time/overlap",
+             "vs blocking1", "x raw (paired)"});
     for (long p : ranks) {
-        ctx.progress("mpiexec -n %ld, weft over mpi: sides %s, versions %s, %d rounds%s", p, join(side_text).c_str(),
-                     join(versions).c_str(), rounds, p > cpus ? " (oversubscribed)" : "");
-        std::string const out = mpi::run(static_cast<int>(p),
-                                         {"pde", "--mpi-child", "--child-transport", "mpi", "--ranks",
-                                          std::to_string(p), "--sides", join(side_text), "--versions",
-                                          join(versions), "--rounds", std::to_string(rounds), "--work",
-                                          json_number(work), "--max-sweeps", std::to_string(max_sweeps)},
-                                         "the PDE solver's weft versions over weft's mpi transport");
-        child_output const c = read_child(out, p, sides, versions, rounds, "mpi");
-        // alpha and beta, remote and same-node (a job of one rank has no remote messages, and measures none).
-        std::map<std::string, pingpong::fit> fits = read_fits(out, {"remote", "overhead", "local"});
-        if (p > 1 && fits.size() != 3)
-            die("pde child (mpi, %ld ranks): no 'fit remote', 'fit overhead' and 'fit local' lines; its output: %s", p,
-                out.c_str());
-        pingpong::fit const remote = fits["remote"], overhead = fits["overhead"], local = fits["local"];
-        model_params mp;
-        set_remote(mp, remote, overhead);
-        mp.alpha_l_s = std::max(0.0, local.alpha_ns * 1e-9);
-        mp.beta_l_s = std::max(0.0, local.beta_ns_per_byte * 1e-9);
-        for (long s : sides) {
-            double const calc_s = c.calc.at(s);
-            set_calc(mp, calc_s, s, 1);
-            auto const base_it = c.times.find({"blocking1", s});
-            for (auto const& name : versions) {
-                app::weft_version v{};
-                (void)app::parse_weft_version(name, v);
-                auto const& ts = c.times.at({name, s});
-                summary const sum = summarize(ts);
-                model_shape const shape = weft_shape(static_cast<int>(p), s, app::threads_per_node(v));
-                double const model_s = weft_model(v, mp, shape);
-                double const overlap_s = weft_model(v, mp, shape, true);
-                json_object rec = ctx.record();
-                rec.add("transport", "mpi").add("ranks", p).add("n", s * s).add("side", s).add("version", name);
-                rec.add("time_s", sum.median).add("time_s_spread", sum.spread).add("model_s", model_s);
-                rec.add("time_over_model", model_s > 0 ? sum.median / model_s : 0.0);
-                rec.add("model_overlap_s", overlap_s).add("time_over_model_overlap", sum.median / overlap_s);
-                if (base_it != c.times.end()) rec.add("time_over_blocking1", median_of_ratios(ts, base_it->second));
-                else rec.add_null("time_over_blocking1");
-                rec.add("threads_per_node", app::threads_per_node(v)).add("sweeps", c.sweeps.at({name, s}));
-                rec.add("rounds", rounds).add("workers_per_rank", 1).add("oversubscribed", p > cpus);
-                rec.add("remote_msgs", shape.remote).add("remote_bytes", shape.remote_bytes);
-                rec.add("local_msgs", shape.local).add("local_bytes", shape.local_bytes);
-                rec.add("calc_s", calc_s).add("overlap_f", mp.share).add("t_point_ns", mp.t_point_s * 1e9);
-                rec.add("alpha_r_ns", remote.alpha_ns).add("beta_r_ns_per_byte", remote.beta_ns_per_byte);
-                rec.add("o_r_ns", overhead.alpha_ns).add("o_beta_r_ns_per_byte", overhead.beta_ns_per_byte);
-                rec.add("alpha_l_ns", local.alpha_ns).add("beta_l_ns_per_byte", local.beta_ns_per_byte);
-                rec.add("checked", true);
-                add_provenance(rec);
-                ctx.emit(rec);
-                t.add_row({std::to_string(p), fmt_sig(static_cast<double>(s * s)), name, fmt(sum.median * 1e6, 2),
-                           fmt(model_s * 1e6, 2), fmt(model_s > 0 ? sum.median / model_s : 0, 2),
-                           fmt(overlap_s * 1e6, 2), fmt(sum.median / overlap_s, 2),
-                           base_it == c.times.end() ? "-" : fmt(median_of_ratios(ts, base_it->second), 2)});
-            }
+        job_rounds raw_r, weft_r;
+        for (int r = 0; r < rounds; ++r) {
+            ctx.progress("mpiexec -n %ld, round %d of %d:%s%s%s", p, r + 1, rounds,
+                         raw_versions.empty() ? "" : (" raw MPI (" + join(raw_versions) + ")").c_str(),
+                         weft_versions.empty() ? "" : (" weft over mpi (" + join(weft_versions) + ")").c_str(),
+                         p > cpus ? " (oversubscribed)" : "");
+            auto raw_job = [&] {
+                if (!raw_versions.empty()) run_job_round(raw, p, sides, work, max_sweeps, raw_r);
+            };
+            auto weft_job = [&] {
+                if (!weft_versions.empty()) run_job_round(weft, p, sides, work, max_sweeps, weft_r);
+            };
+            if (r % 2 == 0) raw_job(), weft_job();
+            else weft_job(), raw_job();
+        }
+        if (!raw_versions.empty()) {
+            emit_raw_rows(ctx, t, p, sides, raw_r, raw_versions, cpus);
+            pingpong::fit const remote = raw_r.fit("remote"), overhead = raw_r.fit("overhead");
+            ctx.say("raw MPI, %ld ranks: alpha_R %.0f ns, beta_R %.3f ns/B, o %.0f ns, o_beta %.3f ns/B (the rounds' "
+                    "jobs: MPI exchanges, 8 B..2 KiB); %d CPUs\n",
+                    p, remote.alpha_ns, remote.beta_ns_per_byte, overhead.alpha_ns, overhead.beta_ns_per_byte, cpus);
+        }
+        if (!weft_versions.empty()) {
+            emit_weft_rows(ctx, t, p, sides, weft_r, raw_versions.empty() ? nullptr : &raw_r, weft_versions, cpus);
+            pingpong::fit const remote = weft_r.fit("remote"), overhead = weft_r.fit("overhead"),
+                                local = weft_r.fit("local");
+            ctx.say("weft over mpi, %ld ranks: alpha_R %.0f ns, beta_R %.3f ns/B, o %.0f ns, o_beta %.3f ns/B, "
+                    "alpha_L %.0f ns, beta_L %.4f ns/B (the rounds' jobs: weft port exchanges, 8 B..2 KiB)\n",
+                    p, remote.alpha_ns, remote.beta_ns_per_byte, overhead.alpha_ns, overhead.beta_ns_per_byte,
+                    local.alpha_ns, local.beta_ns_per_byte);
         }
         t.add_separator();
-        ctx.say("weft over mpi, %ld ranks: alpha_R %.0f ns, beta_R %.3f ns/B, o %.0f ns, o_beta %.3f ns/B, alpha_L %.0f "
-                "ns, beta_L %.4f ns/B (measured in the job: weft port exchanges, 8 B..2 KiB)\n",
-                p, remote.alpha_ns, remote.beta_ns_per_byte, overhead.alpha_ns, overhead.beta_ns_per_byte,
-                local.alpha_ns, local.beta_ns_per_byte);
     }
-    ctx.print(t, "pde on weft's ports over weft's mpi transport: seconds per sweep (slowest rank, median) against "
-                 "the model; every result equals the serial one");
+    ctx.print(t, "pde over MPI, raw MPI and weft's mpi transport in alternating jobs: seconds per sweep (slowest rank, "
+                 "median over rounds) against the model; x raw: weft / raw MPI within a round (median); every result "
+                 "equals the serial one");
 }
 
 // The weft versions (apps/pde/pde_weft.hpp) on the inproc transport: for
@@ -485,9 +576,7 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
                 rec.add("t_point_ns", mp.t_point_s * 1e9);
                 rec.add("injected_alpha_ns", static_cast<double>(inj_alpha_ns));
                 rec.add("injected_beta_ns_per_byte", static_cast<double>(inj_beta_ns));
-                rec.add("alpha_r_ns", remote.alpha_ns).add("beta_r_ns_per_byte", remote.beta_ns_per_byte);
-                rec.add("o_r_ns", overhead.alpha_ns).add("o_beta_r_ns_per_byte", overhead.beta_ns_per_byte);
-                rec.add("alpha_l_ns", local.alpha_ns).add("beta_l_ns_per_byte", local.beta_ns_per_byte);
+                add_fits(rec, remote, overhead, &local);
                 rec.add("checked", true);
                 add_provenance(rec);
                 ctx.emit(rec);
@@ -550,18 +639,14 @@ int run(context& ctx) {
         run_inproc(ctx, ranks, sides, weft_versions, rounds, work, max_sweeps, static_cast<int>(o.integer("workers")),
                    inj_alpha, inj_beta, o.number("run-ms") * 1e-3);
     }
-    if (has(transports, "mpi")) {
-        std::vector<std::string> weft_versions;
+    std::vector<std::string> raw_versions, weft_mpi_versions;
+    if (has(transports, "raw_mpi"))
         for (auto const& v : versions)
-            if (v != "mpi_plain") weft_versions.push_back(v);
-        run_weft_mpi(ctx, ranks, sides, weft_versions, rounds, work, max_sweeps);
-    }
-    if (has(transports, "raw_mpi")) {
-        std::vector<std::string> mpi_versions;
+            if (v == "mpi_plain" || v == "blocking1" || v == "handcoded") raw_versions.push_back(v);
+    if (has(transports, "mpi"))
         for (auto const& v : versions)
-            if (v == "mpi_plain" || v == "handcoded") mpi_versions.push_back(v);
-        run_raw_mpi(ctx, ranks, sides, mpi_versions, rounds, work, max_sweeps);
-    }
+            if (v != "mpi_plain") weft_mpi_versions.push_back(v);
+    run_mpi_jobs(ctx, ranks, sides, raw_versions, weft_mpi_versions, rounds, work, max_sweeps);
     return 0;
 }
 
@@ -573,10 +658,13 @@ registrar const reg{experiment{
                "blocking thread per node; threads2/threads4: the block in 2/4 strips, one blocking weft thread\n"
                "each; handcoded: sends, inner points, receives, edge points) on P in-process nodes with the\n"
                "injected --latency, rounds interleaved over sides and versions. raw_mpi: mpi_plain (blocking\n"
-               "MPI_Sendrecv) and handcoded (MPI_Isend/Irecv), an MPI job of this executable per P (P above the CPU\n"
-               "count is oversubscribed). mpi: the weft versions over weft's mpi transport, one node (one worker)\n"
-               "per rank of an MPI job of this executable per P. Each (P, side, version) is first checked against\n"
-               "the serial program. time_s: median of the slowest node's seconds per sweep; model_s: the paper's\n"
+               "MPI_Sendrecv), blocking1 (MPI_Isend x4, then blocking receives: weft's blocking1's shape) and\n"
+               "handcoded (MPI_Isend/Irecv) in MPI jobs of this executable (P above the CPU count is\n"
+               "oversubscribed). mpi: the weft versions over weft's mpi transport, one node (one worker) per rank.\n"
+               "raw_mpi and mpi run paired: per P and round, one job of each in alternating order; weft's rows\n"
+               "carry paired_ratio, weft / raw MPI's same-shaped version within a round (median over rounds).\n"
+               "Each (P, side, version) is first checked against the serial program. time_s: median of the slowest\n"
+               "node's seconds per sweep; model_overlap_s: weft's model; model_s: the paper's equations as printed,\n"
                "T_b (eq. 1), T_2 (eq. 2, generalised to 4 threads) or T_opt (eq. 3) from alpha and beta (weft\n"
                "port exchanges on the same job, remote and same-node, for inproc and mpi; raw MPI ping-pong for\n"
                "raw_mpi) and calc(n), every node's block swept with no messages, the nodes at once, all\n"
@@ -587,9 +675,9 @@ registrar const reg{experiment{
                  .default_value = "16,32,64,128,256,512,1024", .help = "block sides: n = side^2 points per node"},
                 {.name = "versions", .kind = opt_kind::list, .metavar = "LIST",
                  .default_value = "blocking1,threads2,threads4,handcoded,mpi_plain",
-                 .help = "versions to run (handcoded runs on both transports)",
+                 .help = "versions to run (blocking1 and handcoded run on every transport, mpi_plain on raw_mpi only)",
                  .choices = {"blocking1", "threads2", "threads4", "handcoded", "mpi_plain"}},
-                {.name = "transports", .kind = opt_kind::list, .metavar = "LIST", .default_value = "inproc,raw_mpi",
+                {.name = "transports", .kind = opt_kind::list, .metavar = "LIST", .default_value = "inproc,mpi,raw_mpi",
                  .help = "inproc: the weft versions on in-process nodes; mpi: the weft versions over weft's mpi "
                          "transport, one node per rank under mpiexec; raw_mpi: the MPI versions under mpiexec",
                  .choices = {"inproc", "mpi", "raw_mpi"}},
@@ -612,7 +700,8 @@ registrar const reg{experiment{
                 opt_workers(2), opt_rounds(5)},
     .run = run,
     .in_demo = true,
-    .demo_args = {"--sides", "16,64,256", "--work", "2e6", "--rounds", "3", "--run-ms", "20"},
+    .demo_args = {"--sides", "16,64,256", "--work", "2e6", "--rounds", "3", "--run-ms", "20", "--transports",
+                  "inproc,raw_mpi"},
     .demo_order = 61,
 }};
 

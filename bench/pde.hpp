@@ -33,9 +33,11 @@ struct remote_points {
 };
 remote_points measure_remote(int rounds, std::function<double(std::size_t bytes, std::uint64_t compute_ns)> const& step);
 
-// A child's line "fit NAME ALPHA_NS BETA_NS_PER_BYTE", which the parent reads
-// back by name (remote, overhead, local).
-void print_fit(char const* name, pingpong::fit const& f);
+// A child's measurements of one of the model's fits (remote, overhead,
+// local), one line per size and round, "fitpoint NAME BYTES NS": the parent
+// pools them over the rounds' jobs, takes each size's median and fits the
+// line (so that one disturbed exchange moves one sample, not a job's fit).
+void print_points(char const* name, std::vector<pingpong::point> const& pts);
 
 // Sweeps of a run on blocks of side `side`: work / side^2, within [2, max_sweeps].
 int sweeps_for(long side, double work, int max_sweeps);
@@ -51,8 +53,8 @@ double calc_on_job(int ranks, int rank, long side, int sweeps);
 // The child's body, one rank of `ranks`: first, on ranks 0 and 1, the
 // exchanges of the model's inputs over plain MPI (both send, then both
 // receive; and the same with kOverheadComputeNs of computation between), rank
-// 0 printing "fit remote ALPHA_NS BETA_NS_PER_BYTE" and "fit overhead O_NS
-// O_BETA_NS_PER_BYTE". Then for every side, each version's checked run (the
+// 0 printing their samples, "fitpoint remote ..." and "fitpoint overhead ..."
+// (print_points). Then for every side, each version's checked run (the
 // result gathered on rank 0 and compared with the serial program's), and
 // `rounds` rounds of calc(n) and a timed run of each version. Rank 0 prints
 //   "check VERSION SIDE SWEEPS MAX_ABS_DIFF" and "pde VERSION SIDE ROUND SECONDS_PER_SWEEP";

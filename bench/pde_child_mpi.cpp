@@ -68,8 +68,8 @@ int child(int ranks, std::vector<long> const& sides, std::vector<std::string> co
             });
             MPI_Comm_free(&pair);
             if (rank == 0) {
-                print_fit("remote", pingpong::fit_alpha_beta(pts.latency, kFitSizes.back()));
-                print_fit("overhead", pingpong::fit_alpha_beta(pts.overhead, kFitSizes.back()));
+                print_points("remote", pts.latency);
+                print_points("overhead", pts.overhead);
             }
         }
         barrier_sleeping();

@@ -19,9 +19,9 @@
 // division by T - 1, which is 1 in eq. 2. The thread switch c is measured
 // inside alpha_L (a same-node message is a copy and a switch), so c = 0 here.
 //
-// Beside them, the same equations as this machine's networks behave (the
-// `_overlap` forms; docs/design/pde.md, "Messages in flight at once"), in
-// three ways:
+// Beside them, weft's model: the same equations as this machine's networks
+// behave (the `_overlap` forms, reported as model_overlap_s; the paper's as
+// printed are model_s; docs/design/pde.md, "weft's model"), in three ways:
 // - the paper adds a node's k_R latencies, as messages that leave one
 //   interface one after the other, and eq. (2) has the two threads
 //   communicate one after the other. Where every message travels from its own

@@ -166,15 +166,20 @@ double weft_calc_time(int nodes, long side, int sweeps) {
     return static_cast<double>(now_ns() - t0) * 1e-9 / sweeps;
 }
 
-pingpong::fit weft_message_fit(int a, int b, std::vector<std::size_t> const& sizes, int rounds, long iters,
-                               std::uint64_t compute_ns) {
+std::vector<pingpong::point> weft_message_points(int a, int b, std::vector<std::size_t> const& sizes, int rounds,
+                                                 long iters, std::uint64_t compute_ns) {
     std::vector<pingpong::point> pts;
     for (std::size_t s : sizes) pts.push_back({s, {}});
     // Rounds interleaved over the sizes, so that a slow moment of the machine
     // does not land on one size.
     for (int r = 0; r < rounds; ++r)
         for (auto& p : pts) p.half_rtt_ns.push_back(exchange_ns(a, b, p.bytes, iters, compute_ns));
-    return pingpong::fit_alpha_beta(pts, sizes.back());
+    return pts;
+}
+
+pingpong::fit weft_message_fit(int a, int b, std::vector<std::size_t> const& sizes, int rounds, long iters,
+                               std::uint64_t compute_ns) {
+    return pingpong::fit_alpha_beta(weft_message_points(a, b, sizes, rounds, iters, compute_ns), sizes.back());
 }
 
 model_shape weft_shape(int nodes, long side, int threads) {
@@ -257,9 +262,9 @@ int weft_mpi_child(int ranks, std::vector<long> const& sides, std::vector<std::s
     if (nodes >= 2) {
         remote_points const remote = remote_exchange_mpi(rounds, 2000);
         if (rank == 0) {
-            print_fit("remote", pingpong::fit_alpha_beta(remote.latency, kFitSizes.back()));
-            print_fit("overhead", pingpong::fit_alpha_beta(remote.overhead, kFitSizes.back()));
-            print_fit("local", weft_message_fit(0, 0, kFitSizes, rounds, 5000));
+            print_points("remote", remote.latency);
+            print_points("overhead", remote.overhead);
+            print_points("local", weft_message_points(0, 0, kFitSizes, rounds, 5000));
         }
     }
     app::layout const l = app::block_layout(nodes);

@@ -21,6 +21,9 @@ namespace weft::bench::pde {
 // message costs the CPU at each end (the model's overhead o).
 pingpong::fit weft_message_fit(int a, int b, std::vector<std::size_t> const& sizes, int rounds, long iters,
                                std::uint64_t compute_ns = 0);
+// Its measurements before the fit: per size, one time per round.
+std::vector<pingpong::point> weft_message_points(int a, int b, std::vector<std::size_t> const& sizes, int rounds,
+                                                 long iters, std::uint64_t compute_ns = 0);
 
 // calc(n): seconds per sweep of every node relaxing its side x side block at
 // once on the job's workers, with no messages (a weft thread per node; the
@@ -49,8 +52,8 @@ double weft_run(int nodes, long side, weft::apps::pde::weft_version v, int sweep
 // threads of ranks 0 and 1 (their ports found through the naming service),
 // same-node between two threads of rank 0, each over kFitSizes, and the
 // remote overhead (the exchange with kOverheadComputeNs of computation between
-// send and receive); rank 0 prints "fit remote ALPHA_NS BETA_NS_PER_BYTE",
-// "fit overhead ..." and "fit local ...". Then, as the raw MPI child
+// send and receive); rank 0 prints their samples, "fitpoint remote ...",
+// "fitpoint overhead ..." and "fitpoint local ..." (print_points). Then, as the raw MPI child
 // (pde.hpp, child), for every side each version's checked run and `rounds`
 // rounds of calc(n) and the versions' timed runs; rank 0 prints the "check"
 // and "pde" lines, the time the slowest node's.

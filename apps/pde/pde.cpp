@@ -95,13 +95,14 @@ double max_abs_diff(std::vector<double> const& a, std::vector<double> const& b) 
 char const* version_name(version v) noexcept {
     switch (v) {
         case version::mpi_plain: return "mpi_plain";
+        case version::blocking1: return "blocking1";
         case version::handcoded: return "handcoded";
     }
     return "?";
 }
 
 bool parse_version(std::string const& s, version& v) noexcept {
-    for (version c : {version::mpi_plain, version::handcoded})
+    for (version c : {version::mpi_plain, version::blocking1, version::handcoded})
         if (s == version_name(c)) {
             v = c;
             return true;

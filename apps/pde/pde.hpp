@@ -110,11 +110,13 @@ std::vector<double> interior(grid const& g);
 double max_abs_diff(std::vector<double> const& a, std::vector<double> const& b);
 
 // The message-passing versions (pde_mpi.cpp): mpi_plain exchanges the halo
-// with blocking MPI_Sendrecv and then updates the block; handcoded posts
+// with blocking MPI_Sendrecv and then updates the block; blocking1 has the
+// shape of weft's blocking1 (pde_weft.hpp): MPI_Isend of the four edges, then
+// a blocking MPI_Recv of each halo, then the whole block; handcoded posts
 // MPI_Irecv/MPI_Isend, updates the points that need no halo while the edges
 // travel, then the block's edge points (the paper's "optimal handcoded"
 // program, §5.1).
-enum class version { mpi_plain, handcoded };
+enum class version { mpi_plain, blocking1, handcoded };
 char const* version_name(version v) noexcept;
 // The version named s; false when s names none.
 bool parse_version(std::string const& s, version& v) noexcept;

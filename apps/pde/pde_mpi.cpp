@@ -1,5 +1,6 @@
 // The PDE solver's MPI versions: mpi_plain (blocking halo exchange, then the
-// sweep) and handcoded (nonblocking exchange overlapped with the points that
+// sweep), blocking1 (weft's blocking1 in MPI: nonblocking sends, blocking
+// receives, then the sweep) and handcoded (nonblocking exchange overlapped with the points that
 // need no halo). pde_mpi.hpp and docs/design/mpi.md describe them.
 #include "apps/pde/pde_mpi.hpp"
 
@@ -80,6 +81,46 @@ void solver::sweep_plain() {
     relax_rect(old_, new_, 0, nx, 0, ny);
 }
 
+int solver::isend_edges(MPI_Request* req) {
+    int const nx = static_cast<int>(block_.nx), ny = static_cast<int>(block_.ny);
+    int n = 0;
+    pack_columns();
+    if (block_.east != no_rank)
+        check(MPI_Isend(send_e_.data(), ny, MPI_DOUBLE, block_.east, to_east, comm_, &req[n++]), "MPI_Isend (east)");
+    if (block_.west != no_rank)
+        check(MPI_Isend(send_w_.data(), ny, MPI_DOUBLE, block_.west, to_west, comm_, &req[n++]), "MPI_Isend (west)");
+    if (block_.north != no_rank)
+        check(MPI_Isend(old_.row(ny - 1), nx, MPI_DOUBLE, block_.north, to_north, comm_, &req[n++]),
+              "MPI_Isend (north)");
+    if (block_.south != no_rank)
+        check(MPI_Isend(old_.row(0), nx, MPI_DOUBLE, block_.south, to_south, comm_, &req[n++]), "MPI_Isend (south)");
+    return n;
+}
+
+void solver::sweep_blocking1() {
+    int const nx = static_cast<int>(block_.nx), ny = static_cast<int>(block_.ny);
+    MPI_Request req[4];
+    // The four edges sent (isend_edges), then the halos received one after
+    // the other (west, east, south, north), each a blocking receive, as a
+    // weft thread that blocks in weft_net_recv.
+    int const n = isend_edges(req);
+    if (block_.west != no_rank)
+        check(MPI_Recv(recv_w_.data(), ny, MPI_DOUBLE, block_.west, to_east, comm_, MPI_STATUS_IGNORE),
+              "MPI_Recv (west)");
+    if (block_.east != no_rank)
+        check(MPI_Recv(recv_e_.data(), ny, MPI_DOUBLE, block_.east, to_west, comm_, MPI_STATUS_IGNORE),
+              "MPI_Recv (east)");
+    if (block_.south != no_rank)
+        check(MPI_Recv(old_.row(-1), nx, MPI_DOUBLE, block_.south, to_north, comm_, MPI_STATUS_IGNORE),
+              "MPI_Recv (south)");
+    if (block_.north != no_rank)
+        check(MPI_Recv(old_.row(ny), nx, MPI_DOUBLE, block_.north, to_south, comm_, MPI_STATUS_IGNORE),
+              "MPI_Recv (north)");
+    check(MPI_Waitall(n, req, MPI_STATUSES_IGNORE), "MPI_Waitall");
+    unpack_columns();
+    relax_rect(old_, new_, 0, nx, 0, ny);
+}
+
 void solver::sweep_handcoded() {
     int const nx = static_cast<int>(block_.nx), ny = static_cast<int>(block_.ny);
     MPI_Request req[8];
@@ -93,16 +134,7 @@ void solver::sweep_handcoded() {
         check(MPI_Irecv(old_.row(-1), nx, MPI_DOUBLE, block_.south, to_north, comm_, &req[n++]), "MPI_Irecv (south)");
     if (block_.north != no_rank)
         check(MPI_Irecv(old_.row(ny), nx, MPI_DOUBLE, block_.north, to_south, comm_, &req[n++]), "MPI_Irecv (north)");
-    pack_columns();
-    if (block_.east != no_rank)
-        check(MPI_Isend(send_e_.data(), ny, MPI_DOUBLE, block_.east, to_east, comm_, &req[n++]), "MPI_Isend (east)");
-    if (block_.west != no_rank)
-        check(MPI_Isend(send_w_.data(), ny, MPI_DOUBLE, block_.west, to_west, comm_, &req[n++]), "MPI_Isend (west)");
-    if (block_.north != no_rank)
-        check(MPI_Isend(old_.row(ny - 1), nx, MPI_DOUBLE, block_.north, to_north, comm_, &req[n++]),
-              "MPI_Isend (north)");
-    if (block_.south != no_rank)
-        check(MPI_Isend(old_.row(0), nx, MPI_DOUBLE, block_.south, to_south, comm_, &req[n++]), "MPI_Isend (south)");
+    n += isend_edges(&req[n]);
     // The points whose stencil reads no halo that a neighbour fills, while the
     // edges travel.
     long const x_lo = block_.west != no_rank ? 1 : 0, x_hi = nx - (block_.east != no_rank ? 1 : 0);
@@ -123,8 +155,11 @@ double solver::run(version v, int sweeps) {
     check(MPI_Barrier(comm_), "MPI_Barrier");
     double const t0 = MPI_Wtime();
     for (int s = 0; s < sweeps; ++s) {
-        if (v == version::mpi_plain) sweep_plain();
-        else sweep_handcoded();
+        switch (v) {
+            case version::mpi_plain: sweep_plain(); break;
+            case version::blocking1: sweep_blocking1(); break;
+            case version::handcoded: sweep_handcoded(); break;
+        }
         std::swap(old_, new_);
     }
     double const mine = (MPI_Wtime() - t0) / sweeps;

@@ -37,8 +37,13 @@ public:
 
 private:
     void sweep_plain();
+    void sweep_blocking1();
     void sweep_handcoded();
     void pack_columns();
+    // Packs the columns and posts an MPI_Isend of each edge that has a
+    // neighbour, in weft's order (east, west, north, south), into req;
+    // returns how many.
+    int isend_edges(MPI_Request* req);
     void unpack_columns();
 
     MPI_Comm comm_;

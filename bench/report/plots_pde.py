@@ -18,6 +18,7 @@ VERSIONS = [
 # The raw MPI versions, beside the mpi figures: (version, label, colour, marker).
 RAW_MPI = [
     ("mpi_plain", "plain MPI, blocking (eq. 1)", "#7f8c8d", "x"),
+    ("blocking1", "MPI in blocking1's shape (eq. 1)", "#5d6d7e", "1"),
     ("handcoded", "plain MPI, hand-coded nonblocking (eq. 3)", "#34495e", "+"),
 ]
 
@@ -45,7 +46,7 @@ def plot_versions(ax_s, ax_t, rows, versions, nodes, faint=False):
                   color=colour, alpha=0.6 if dashed else 1)
         ax_t.plot([r["n"] for r in sel], [r["model_s"] * 1e6 for r in sel], color=colour, linewidth=1.2,
                   linestyle=":" if dashed else "-")
-        # The model as these networks behave (docs/design/pde.md, "Messages in flight at once"): thin, dash-dot.
+        # weft's model (docs/design/pde.md, "weft's model"): thin, dash-dot.
         over = [r for r in sel if r.get("model_overlap_s")]
         if over and not faint:
             ov = speedup(over, "model_overlap_s", nodes)
@@ -76,7 +77,7 @@ def figure_for(rows, nodes, outdir, plt, transport="inproc", raw=()):
     ax_s.set_title(where, fontsize=10)
     ax_s.grid(alpha=0.3, which="both")
     ax_s.legend(fontsize=7, frameon=False, loc="upper left",
-                title="markers: measured; lines: model (dash-dot: its overlap form)",
+                title="markers: measured; lines: the paper's eqs. as printed (dash-dot: weft's model)",
                 title_fontsize=7)
     ax_t.set_xscale("log")
     ax_t.set_yscale("log")
@@ -101,7 +102,7 @@ def plot_pde(records, outdir, plt):
         out.append((name, f"The PDE solver on {nodes} in-process nodes (weft ports, injected latency) as the paper's "
                           "Figure 1: speedup against points per node, measured (markers, medians over interleaved "
                           "rounds) and the model of equations (1)-(3) from alpha, beta and calc(n) measured in the "
-                          "same run (lines; dash-dot: their overlap form: one latency per exchange, a message's CPU "
+                          "same run (lines; dash-dot: weft's model: one latency per exchange, a message's CPU "
                           "overhead o, nodes on a worker hiding each other's waits); right: the seconds per sweep "
                           "on the same axes."))
     for nodes in sorted({r["ranks"] for r in rows if r.get("transport") == "mpi"}):
@@ -111,5 +112,6 @@ def plot_pde(records, outdir, plt):
         out.append((name, f"The PDE solver on {nodes} MPI ranks, the weft versions over weft's mpi transport, as the "
                           "paper's Figure 1: speedup against points per node, measured (markers) and the model of "
                           "equations (1)-(3) (lines) from alpha, beta and calc(n) measured on the same job; the raw "
-                          "MPI versions beside them (faint, dotted); right: the seconds per sweep."))
+                          "MPI versions beside them (faint, dotted; raw and weft jobs alternate round by round); right: the "
+                          "seconds per sweep."))
     return out

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The PDE solver's MPI versions (apps/pde) under mpiexec: on 2 ranks (2 x 1
 # blocks) and 4 ranks (2 x 2 blocks; on a 2-core machine oversubscribed), for
-# blocks of odd and even sides, mpi_plain and handcoded must each produce the
+# blocks of odd and even sides, mpi_plain, blocking1 and handcoded must each produce the
 # serial program's result exactly (weft-bench pde --mpi-child gathers it on
 # rank 0 and prints "check VERSION SIDE SWEEPS MAX_ABS_DIFF"). Then the child
 # started without mpiexec must refuse: a job of 1 rank is not the 2 asked for.
@@ -47,15 +47,15 @@ fi
 failures=0
 for ranks in 2 4; do
     out=$(timeout 100 "${launch[@]}" -n "$ranks" "$bench" pde --mpi-child --ranks "$ranks" --sides 5,16 \
-          --versions mpi_plain,handcoded --rounds 1 --work 3000 2>&1) || {
+          --versions mpi_plain,blocking1,handcoded --rounds 1 --work 3000 2>&1) || {
         echo "FAIL: $ranks ranks: the job failed: $out"
         failures=$((failures + 1))
         continue
     }
     checks=$(grep -c '^check ' <<<"$out" || true)
-    exact=$(grep -cE '^check (mpi_plain|handcoded) (5|16) [0-9]+ 0$' <<<"$out" || true)
-    if [[ "$checks" -ne 4 || "$exact" -ne 4 ]]; then
-        echo "FAIL: $ranks ranks: expected 4 exact checks (2 versions x 2 sides), got $exact of $checks:"
+    exact=$(grep -cE '^check (mpi_plain|blocking1|handcoded) (5|16) [0-9]+ 0$' <<<"$out" || true)
+    if [[ "$checks" -ne 6 || "$exact" -ne 6 ]]; then
+        echo "FAIL: $ranks ranks: expected 6 exact checks (3 versions x 2 sides), got $exact of $checks:"
         echo "$out"
         failures=$((failures + 1))
     else
