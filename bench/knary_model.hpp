@@ -122,7 +122,7 @@ struct judgement {
     double max_rel_error = 0;     // max_i |model_i - T_i| / T_i
     double median_rel_error = 0;  // the median of |model_i - T_i| / T_i
     double rms_rel_error = 0;     // sqrt(mean_i ((model_i - T_i) / T_i)^2)
-    std::size_t points = 0;       // points used (those with t1, pa and wall > 0)
+    std::size_t points = 0;       // points used (usable ones)
     std::size_t worst = 0;        // index, in the points given, of the run with the largest |error|
 };
 
@@ -151,7 +151,16 @@ inline double excess_over_unit_model(point const& p) {
     return (p.wall - bound) / bound;
 }
 
-inline bool usable(point const& p) { return p.t1 > 0 && p.pa > 0 && p.wall > 0; }
+// A point the fit and the judging use: a time, processors, and some work.
+inline bool usable(point const& p) { return p.t1 >= 0 && p.t1 + p.tinf > 0 && p.pa > 0 && p.wall > 0; }
+
+// weft's form of the model, for a runtime whose idle workers park instead of
+// spinning (docs/bench.md, "weft's model"): Brent's T = c1 (T1 - Tinf)/PA +
+// c2 Tinf, whose idle term does not grow with P. It is the paper's form on a
+// changed point (T1 - Tinf for T1, PA for P), so fit_model and judge serve
+// both. T1 below Tinf (a span timed on the wall clock while the run waited
+// for a CPU) counts as no parallel work.
+inline point brent_point(point p) { return {std::max(0.0, p.t1 - p.tinf), p.tinf, p.pa, p.pa, p.wall}; }
 
 // The errors of the model with (c1, c2) on `points` (usable ones only; with
 // none, all zeros). The median of an even count is the mean of the middle two.
@@ -180,7 +189,7 @@ inline judgement judge(double c1, double c2, std::vector<point> const& points) {
 }
 
 // Least squares on relative error with c1, c2 >= 0 (see the top of this file).
-// Points without a positive t1, pa and wall are skipped; with none left the
+// Points that are not usable are skipped; with none left the
 // result is all zeros.
 inline fit_result fit_model(std::vector<point> const& points) {
     double saa = 0, sab = 0, sbb = 0, sa = 0, sb = 0;
