@@ -139,18 +139,6 @@ inline double model_time(double c1, double c2, point const& p) {
 // The model's utilization T1 / (PA T) at normalized processes x.
 inline double model_utilization(double c1, double c2, double x) { return 1.0 / (c1 + c2 * x); }
 
-// How far a run's time lies above T1/PA + Tinf*P/PA, the model with c1 = c2 = 1
-// read as a bound, as a fraction of it (negative: below it). Arora, Blumofe &
-// Plaxton state their empirical result so: T ~ T1/PA + Tinf*P/PA in practice,
-// and the utilization "can be lower bounded as a function of" the normalized
-// processes alone. A bound holds for a runtime that does better than the model
-// where the model's terms overstate its costs (an oversubscribed serial
-// program: docs/bench.md, "Where the fit misses"); a fit of c1 and c2 does not.
-inline double excess_over_unit_model(point const& p) {
-    double const bound = model_time(1, 1, p);
-    return (p.wall - bound) / bound;
-}
-
 // A point the fit and the judging use: a time, processors, and some work.
 inline bool usable(point const& p) { return p.t1 >= 0 && p.t1 + p.tinf > 0 && p.pa > 0 && p.wall > 0; }
 
