@@ -67,7 +67,7 @@ int run(context& ctx) {
         warnings.push_back("the 1-minute load average was " + fmt(loadavg, 1) + " on " + std::to_string(cpus) +
                            " CPUs at the start: programs besides the cycler took CPU time, and CPUs - PA(cycler) "
                            "overstates what was left to knary");
-    std::vector<knary::workload> const apps = knary::parse_apps(o);
+    std::vector<knary::workload> const apps = knary::parse_apps(command, o);
     ctx.say("cycler: knary on %zu input(s) x %zu worker count(s), twice (a fit sweep, then a held-out sweep), and %zu "
             "application(s), %d round(s) each, beside the cycler: batches of 0..%d processes, each running %.0f-%.0f "
             "ms.\nThis machine has %d CPUs: runs with more than %d workers are oversubscribed.\n",

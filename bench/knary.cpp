@@ -32,7 +32,7 @@ int run(context& ctx) {
     long const spin = static_cast<long>(o.integer("spin"));
     int const rounds = static_cast<int>(o.integer("rounds"));
     int const cpus = static_cast<int>(allowed_cpus().size());
-    std::vector<workload> const apps = parse_apps(o);
+    std::vector<workload> const apps = parse_apps(command, o);
     std::vector<workload> knaries;
     for (shape const s : inputs) knaries.push_back(knary_workload(s, spin));
 

@@ -70,11 +70,11 @@ std::vector<option_spec> opt_apps(long lu_n, long heat_n, long heat_steps) {
              .max = 1000000}};
 }
 
-std::vector<workload> parse_apps(options const& o) {
+std::vector<workload> parse_apps(std::string const& command, options const& o) {
     std::vector<workload> out;
     if (long const n = static_cast<long>(o.integer("lu")); n > 0) out.push_back(lu_workload(int(n)));
     if (long const n = static_cast<long>(o.integer("heat")); n > 0) {
-        if (n < 3) throw usage_error("--heat " + std::to_string(n) + ": the grid side must be at least 3 (or 0: none)");
+        if (n < 3) throw usage_error(command + ": --heat " + std::to_string(n) + ": the grid side must be at least 3 (or 0: none)");
         out.push_back(heat_workload(int(n), int(o.integer("heat-steps"))));
     }
     return out;

@@ -5,6 +5,7 @@
 // Each checks its result against the serial version's after every run.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "harness.hpp"
@@ -23,11 +24,11 @@ workload heat_workload(int n, int steps);
 // --lu N, --heat N, --heat-steps S (0 leaves the application out).
 std::vector<option_spec> opt_apps(long lu_n, long heat_n, long heat_steps);
 // The workloads the options ask for.
-std::vector<workload> parse_apps(options const& o);
+std::vector<workload> parse_apps(std::string const& command, options const& o);
 #else
 // Built without apps/ (WEFT_BUILD_APPS=OFF): knary alone.
 inline std::vector<option_spec> opt_apps(long, long, long) { return {}; }
-inline std::vector<workload> parse_apps(options const&) { return {}; }
+inline std::vector<workload> parse_apps(std::string const&, options const&) { return {}; }
 #endif
 
 }  // namespace weft::bench::knary
