@@ -188,7 +188,7 @@ registrar const reg{experiment{
     .run = run,
     .in_demo = true,
     .demo_args = {"--inputs", "5:9:0,5:9:4,5:9:8", "--workers", "1,2,4,8", "--spin", "2000", "--rounds", "2", "--lu",
-                  "160", "--heat", "160", "--heat-steps", "20"},
+                  "256", "--heat", "256", "--heat-steps", "30"},
     .demo_order = 41,
 }};
 

@@ -102,8 +102,8 @@ registrar const reg{experiment{
     .options = knary_options(),
     .run = run,
     .in_demo = true,
-    .demo_args = {"--inputs", "5:9:0,5:9:2,5:9:4,5:9:6,5:9:8", "--workers", "1,2,4,8,16", "--spin", "2000", "--lu",
-                  "160", "--heat", "160", "--heat-steps", "20"},
+    .demo_args = {"--inputs", "5:9:0,5:9:2,5:9:4,5:9:6,5:9:8", "--workers", "1,2,4,8,16", "--spin", "2000", "--rounds",
+                  "2", "--lu", "256", "--heat", "256", "--heat-steps", "30"},
     .demo_order = 40,
 }};
 
