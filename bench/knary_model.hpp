@@ -21,6 +21,17 @@
 // where x = P / (T1 / Tinf) is the normalized number of processes: a single
 // curve for every program and input, which is the paper's claim.
 //
+// The processor average PA: the paper states it from what the machine had to
+// give, not from what the run took. Alone, PA = min(CPUs, P) (Figures 24 and
+// 25); beside the cycler, PA = min(CPUs - PA(cycler), P) (Figures 27 and 28),
+// PA(cycler) read from the cycler's counter over the run's interval. A PA
+// taken from the run itself (its CPU time / T) makes the model's T1/PA term
+// c1 * T1 * T / CPU: T cancels, and the fit only says how the CPU time
+// compares with T1 (docs/bench.md, "How the model is judged").
+//
+// A fit is judged on a data set it was not fitted to (judge): c1 and c2 come
+// from one sweep, the errors from a sweep run after it.
+//
 // fit_model finds c1, c2 >= 0 by least squares on the relative error: it
 // minimises sum_i ((model_i - T_i) / T_i)^2. Dividing each term by T_i makes
 // it linear in (c1, c2): with a_i = T1_i / (PA_i T_i) and b_i = Tinf_i P_i /
@@ -98,13 +109,26 @@ struct point {
     double wall = 0;
 };
 
-struct fit_result {
+// The paper's processor average: min(CPUs - PA(other), P), where PA(other) is
+// the processor average of the competing load over the run (0 alone). At
+// least 0: a load that took every CPU left the run none, and a point with PA
+// = 0 is skipped by fit_model and judge.
+inline double paper_pa(double cpus, double workers, double pa_other = 0) {
+    return std::max(0.0, std::min(cpus - pa_other, workers));
+}
+
+// How well (c1, c2) predict a set of runs.
+struct judgement {
+    double max_rel_error = 0;     // max_i |model_i - T_i| / T_i
+    double median_rel_error = 0;  // the median of |model_i - T_i| / T_i
+    double rms_rel_error = 0;     // sqrt(mean_i ((model_i - T_i) / T_i)^2)
+    std::size_t points = 0;       // points used (usable ones)
+    std::size_t worst = 0;        // index, in the points given, of the run with the largest |error|
+};
+
+struct fit_result : judgement {
     double c1 = 0;
     double c2 = 0;
-    double max_rel_error = 0;  // max_i |model_i - T_i| / T_i
-    double rms_rel_error = 0;  // sqrt(mean_i ((model_i - T_i) / T_i)^2)
-    std::size_t points = 0;    // points used (those with t1, pa and wall > 0)
-    std::size_t worst = 0;     // index, in the points given, of the run with the largest |error|
 };
 
 // The model's time for one run.
@@ -115,26 +139,51 @@ inline double model_time(double c1, double c2, point const& p) {
 // The model's utilization T1 / (PA T) at normalized processes x.
 inline double model_utilization(double c1, double c2, double x) { return 1.0 / (c1 + c2 * x); }
 
-// How far a run's time lies above T1/PA + Tinf*P/PA, the model with c1 = c2 = 1
-// read as a bound, as a fraction of it (negative: below it). Arora, Blumofe &
-// Plaxton state their empirical result so: T ~ T1/PA + Tinf*P/PA in practice,
-// and the utilization "can be lower bounded as a function of" the normalized
-// processes alone. A bound holds for a runtime that does better than the model
-// where the model's terms overstate its costs (an oversubscribed serial
-// program: docs/bench.md, "Where the fit misses"); a fit of c1 and c2 does not.
-inline double excess_over_unit_model(point const& p) {
-    double const bound = model_time(1, 1, p);
-    return (p.wall - bound) / bound;
+// A point the fit and the judging use: a time, processors, and some work.
+inline bool usable(point const& p) { return p.t1 >= 0 && p.t1 + p.tinf > 0 && p.pa > 0 && p.wall > 0; }
+
+// weft's form of the model, for a runtime whose idle workers park instead of
+// spinning (docs/bench.md, "weft's model"): Brent's T = c1 (T1 - Tinf)/PA +
+// c2 Tinf, whose idle term does not grow with P. It is the paper's form on a
+// changed point (T1 - Tinf for T1, PA for P), so fit_model and judge serve
+// both. T1 below Tinf (a span timed on the wall clock while the run waited
+// for a CPU) counts as no parallel work.
+inline point brent_point(point p) { return {std::max(0.0, p.t1 - p.tinf), p.tinf, p.pa, p.pa, p.wall}; }
+
+// The errors of the model with (c1, c2) on `points` (usable ones only; with
+// none, all zeros). The median of an even count is the mean of the middle two.
+inline judgement judge(double c1, double c2, std::vector<point> const& points) {
+    judgement j;
+    std::vector<double> errs;
+    double sq = 0;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        point const& p = points[i];
+        if (!usable(p)) continue;
+        double const e = std::fabs(model_time(c1, c2, p) - p.wall) / p.wall;
+        if (errs.empty() || e > j.max_rel_error) {
+            j.max_rel_error = e;
+            j.worst = i;
+        }
+        errs.push_back(e);
+        sq += e * e;
+    }
+    j.points = errs.size();
+    if (errs.empty()) return j;
+    std::sort(errs.begin(), errs.end());
+    std::size_t const mid = errs.size() / 2;
+    j.median_rel_error = errs.size() % 2 == 1 ? errs[mid] : (errs[mid - 1] + errs[mid]) / 2;
+    j.rms_rel_error = std::sqrt(sq / double(errs.size()));
+    return j;
 }
 
 // Least squares on relative error with c1, c2 >= 0 (see the top of this file).
-// Points without a positive t1, pa and wall are skipped; with none left the
+// Points that are not usable are skipped; with none left the
 // result is all zeros.
 inline fit_result fit_model(std::vector<point> const& points) {
     double saa = 0, sab = 0, sbb = 0, sa = 0, sb = 0;
     std::size_t n = 0;
     for (point const& p : points) {
-        if (!(p.t1 > 0 && p.pa > 0 && p.wall > 0)) continue;
+        if (!usable(p)) continue;
         double const a = p.t1 / (p.pa * p.wall);
         double const b = p.tinf * p.workers / (p.pa * p.wall);
         saa += a * a;
@@ -145,7 +194,6 @@ inline fit_result fit_model(std::vector<point> const& points) {
         ++n;
     }
     fit_result res;
-    res.points = n;
     if (n == 0) return res;
     // Sum of squared residuals of (c1, c2), for choosing between boundary fits.
     auto residual = [&](double c1, double c2) {
@@ -168,22 +216,9 @@ inline fit_result fit_model(std::vector<point> const& points) {
             c2 = only_c2;
         }
     }
+    static_cast<judgement&>(res) = judge(c1, c2, points);
     res.c1 = c1;
     res.c2 = c2;
-    double sq = 0;
-    bool first = true;
-    for (std::size_t i = 0; i < points.size(); ++i) {
-        point const& p = points[i];
-        if (!(p.t1 > 0 && p.pa > 0 && p.wall > 0)) continue;
-        double const e = (model_time(c1, c2, p) - p.wall) / p.wall;
-        if (first || std::fabs(e) > res.max_rel_error) {
-            res.max_rel_error = std::fabs(e);
-            res.worst = i;
-            first = false;
-        }
-        sq += e * e;
-    }
-    res.rms_rel_error = std::sqrt(sq / double(n));
     return res;
 }
 

@@ -94,21 +94,35 @@ long parse_long(std::string const& text, long min, long max) {
 
 }  // namespace
 
+workload knary_workload(shape s, long spin) {
+    return {shape_name(s), {}, [s, spin] { run_checked(s, spin); }, {}};
+}
+
 std::string shape_name(shape s) {
     return std::to_string(s.n) + ":" + std::to_string(s.k) + ":" + std::to_string(s.r);
 }
 
-work_span measure_work_span(shape s, long spin, int rounds) {
+namespace {
+void run_prepared(workload const& w) {
+    if (w.prepare) w.prepare();
+    w.run();
+    if (w.check) w.check();
+}
+}  // namespace
+
+work_span measure_work_span(workload const& w, int rounds) {
     start_runtime(1, true);
-    run_checked(s, spin);  // warm-up: stacks mapped, caches filled
+    run_prepared(w);  // warm-up: stacks mapped, caches filled
     std::vector<double> cpu, tinf, work;
     for (int r = 0; r < rounds; ++r) {
+        if (w.prepare) w.prepare();
         check(weft_stats_reset(), "weft_stats_reset");
         double const c0 = process_cpu_s();
-        run_checked(s, spin);
+        w.run();
         double const c1 = process_cpu_s();
         weft_stats_t st{};
         check(weft_stats_get(&st), "weft_stats_get");
+        if (w.check) w.check();
         cpu.push_back(c1 - c0);
         tinf.push_back(double(st.span_ns) * 1e-9);
         work.push_back(double(st.work_ns) * 1e-9);
@@ -122,27 +136,29 @@ work_span measure_work_span(shape s, long spin, int rounds) {
     ws.tinf_s = ws.tinf.median;
     ws.work_s = ws.work.median;
     if (!(ws.t1_s > 0 && ws.tinf_s > 0))
-        die("knary %s: T1 = %g s of CPU, span %g s measured by the runtime (weft_config_t.measure had no effect?)",
-            shape_name(s).c_str(), ws.t1_s, ws.tinf_s);
+        die("%s: T1 = %g s of CPU, span %g s measured by the runtime (weft_config_t.measure had no effect?)",
+            w.name.c_str(), ws.t1_s, ws.tinf_s);
     return ws;
 }
 
-std::vector<timed_run> timed_runs(shape s, long spin, int workers, int rounds, run_hook const& hook) {
+std::vector<timed_run> timed_runs(workload const& w, int workers, int rounds, run_hook const& hook) {
     start_runtime(workers, false);
-    run_checked(s, spin);  // warm-up
+    run_prepared(w);  // warm-up
     std::vector<timed_run> runs;
     for (int r = 0; r < rounds; ++r) {
+        if (w.prepare) w.prepare();
         if (hook) hook(r, false);
         timed_run run;
         double const c0 = process_cpu_s();
         run.start_ns = now_ns();
-        run_checked(s, spin);
+        w.run();
         run.end_ns = now_ns();
         double const c1 = process_cpu_s();
         if (hook) hook(r, true);
+        if (w.check) w.check();
         run.wall_s = double(run.end_ns - run.start_ns) * 1e-9;
         run.cpu_s = c1 - c0;
-        run.pa = run.cpu_s / run.wall_s;
+        run.pa_cpu = run.cpu_s / run.wall_s;
         runs.push_back(run);
     }
     check(weft_finalize(), "weft_finalize");

@@ -1,5 +1,6 @@
 // knary on weft: the program of `weft-bench knary` and `weft-bench cycler`,
-// the measurements both make of it, and the options they share.
+// the measurements both make of it (and of the fork/join applications run
+// beside it, knary_apps.hpp), and the options they share.
 //
 // Every measurement starts a runtime of its own with the ws scheduler (Arora,
 // Blumofe & Plaxton's non-blocking work stealer) and finalizes it at the end,
@@ -14,14 +15,14 @@
 //     and the CPU time does not. On one worker nothing of ours competes for
 //     the CPU; on P > 1 workers sharing fewer CPUs the strands would also
 //     count the time a worker waited for one of them.
-//   - timed_runs: the time T and the processor average PA of runs on P
-//     workers, measurement off. PA = the CPU time of the whole process (all
-//     its threads, CLOCK_PROCESS_CPUTIME_ID: weft's workers are its only
-//     threads) over the run's wall time: the time-average number of
-//     processors the kernel gave the program, idle workers' steal attempts
-//     and yields included, as the paper defines it.
-// Every run's tree reports the nodes it ran, which must equal the shape's
-// node count, else the run stops.
+//   - timed_runs: the time T of runs on P workers, measurement off, and the
+//     CPU time of the whole process over each (all its threads,
+//     CLOCK_PROCESS_CPUTIME_ID: weft's workers are its only threads). That
+//     CPU time over T is the "pa":"cpu" form of the processor average; the
+//     judged form is the paper's, min(CPUs - PA(cycler), P), which does not
+//     depend on the run (knary_model.hpp).
+// Every run checks its result (a knary tree the nodes it ran, which must
+// equal the shape's node count), else the run stops.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +41,18 @@ namespace weft::bench::knary {
 // docs/results.md), so the nodes, not the runtime, make the work.
 inline constexpr long default_spin = 1000;
 
+// A program the experiments measure: `run` runs it once on the calling weft
+// thread of a running runtime; `prepare`, if set, restores its inputs before
+// each run and `check`, if set, dies (die()) if the run's result is wrong,
+// both untimed.
+struct workload {
+    std::string name;
+    std::function<void()> prepare;
+    std::function<void()> run;
+    std::function<void()> check;
+};
+workload knary_workload(shape s, long spin);
+
 // Work and span on one worker: medians over the rounds (seconds).
 struct work_span {
     double t1_s = 0;    // CPU time of the run
@@ -49,13 +62,13 @@ struct work_span {
     summary tinf{};
     summary work{};
 };
-work_span measure_work_span(shape s, long spin, int rounds);
+work_span measure_work_span(workload const& w, int rounds);
 
 // One timed run on P workers.
 struct timed_run {
     double wall_s = 0;
     double cpu_s = 0;  // CPU time of the process during the run
-    double pa = 0;     // cpu_s / wall_s
+    double pa_cpu = 0;  // cpu_s / wall_s
     std::uint64_t start_ns = 0;  // now_ns() at its ends
     std::uint64_t end_ns = 0;
 };
@@ -64,7 +77,7 @@ struct timed_run {
 using run_hook = std::function<void(int round, bool end)>;
 // A runtime of `workers` ws workers: one untimed warm-up run, then `rounds`
 // timed runs, in order.
-std::vector<timed_run> timed_runs(shape s, long spin, int workers, int rounds, run_hook const& hook = {});
+std::vector<timed_run> timed_runs(workload const& w, int workers, int rounds, run_hook const& hook = {});
 // The index of the run whose wall time is the median (for an even count, the
 // lower of the two middle ones): its time and PA are reported together.
 std::size_t median_run(std::vector<timed_run> const& runs);

@@ -15,6 +15,16 @@ namespace weft::apps::lu {
 
 matrix::matrix(int n_) : n(n_), a(static_cast<std::size_t>(n_) * n_), perm(static_cast<std::size_t>(n_), -1) {}
 
+std::vector<double> input_values(int n) {
+    std::vector<double> input(static_cast<std::size_t>(n) * n);
+    std::uint64_t s = 0x2545F4914F6CDD1Dull;
+    for (double& x : input) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        x = static_cast<double>(s >> 11) * 0x1.0p-52 - 1.0;
+    }
+    return input;
+}
+
 namespace {
 // The first row at or after `from` that worker w owns when rows are dealt
 // cyclically over `workers` (row i to worker i mod workers).
@@ -119,15 +129,7 @@ void filaments(matrix& m) {
 namespace {
 
 struct problem final : instance {
-    explicit problem(int n) : m(n), input(static_cast<std::size_t>(n) * n) {
-        // Deterministic values in [-1, 1) (a 64-bit LCG), the same for every
-        // instance of a size.
-        std::uint64_t s = 0x2545F4914F6CDD1Dull;
-        for (double& x : input) {
-            s = s * 6364136223846793005ull + 1442695040888963407ull;
-            x = static_cast<double>(s >> 11) * 0x1.0p-52 - 1.0;
-        }
-    }
+    explicit problem(int n) : m(n), input(input_values(n)) {}
     void reset() override {
         m.a = input;
         std::fill(m.perm.begin(), m.perm.end(), -1);

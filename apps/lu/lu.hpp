@@ -87,8 +87,23 @@ inline void eliminate_row(double* a, int n, int i, int k) {
     for (int j = k + 1; j < n; ++j) ri[j] -= l * rk[j];
 }
 
+// The input of size n every version factors: deterministic values in
+// [-1, 1) (a 64-bit LCG), row-major n x n.
+std::vector<double> input_values(int n);
+
 void serial(matrix& m);
 void coarse(matrix& m, int workers);
 void filaments(matrix& m);
+
+// Outside the Filaments suite (not a registered version): the elimination of
+// each step as Cilk's divide-and-conquer over rows on weft threads (spawn and
+// join, apps/fork_join.hpp), the pivot on the calling thread. Its dag is what
+// weft's work/span profiler measures; weft-bench knary runs it as the paper's
+// lu (Arora, Blumofe & Plaxton, Figures 25 and 28). Equals serial exactly.
+// Call it on a weft thread of a running runtime.
+void fork_join(matrix& m);
+// The multiply-adds of one piece of fork_join's elimination: about 4 us here,
+// 50 times a spawn and join.
+inline constexpr int fork_join_grain = 4096;
 
 }  // namespace weft::apps::lu

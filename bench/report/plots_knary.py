@@ -1,6 +1,7 @@
-"""Plots of weft-bench knary and weft-bench cycler: Arora, Blumofe & Plaxton's Figures 24 and 27
-(utilization against normalized processes, with the fitted model's curve), the model's time
-against the measured one, and the cycler's processor average over time."""
+"""Plots of weft-bench knary and weft-bench cycler: Arora, Blumofe & Plaxton's Figures 24/25 and
+27/28 (utilization against normalized processes, knary's held-out sweep and weft's lu and heat,
+with the curve of the model fitted on the fit sweep), the model's time against the measured one,
+and the cycler's processor average over time."""
 
 import os
 
@@ -9,10 +10,22 @@ from make_report import plot
 TARGET = 0.25  # the model's target worst relative error (bench/knary.cpp)
 
 
-def runs_and_fit(records):
-    runs = [r for r in records if not r.get("fit") and not r.get("interval") and "wall_s" in r]
-    fits = [r for r in records if r.get("fit")]
-    return runs, (fits[-1] if fits else None)
+def runs_and_fits(records):
+    """The runs of the held-out sweep and of the applications (the plots show only runs the model
+    was not fitted to), and the summary rows keyed by (pa, model, set)."""
+    runs = [r for r in records if r.get("sweep") in ("held_out", "apps") and "wall_s" in r]
+    fits = {(r["pa"], r.get("model", "abp"), r["set"]): r for r in records if r.get("summary") == "fit"}
+    return runs, fits
+
+
+def coefficients(fits, pa, model="abp"):
+    f = fits.get((pa, model, "fit"))
+    return (f["c1"], f["c2"]) if f else None
+
+
+def held_out_error(fits, pa, model="abp"):
+    f = fits.get((pa, model, "held_out"))
+    return f", held-out worst error {100 * f['worst_rel_err']:.0f}%" if f else ""
 
 
 def model_curve(ax, c1, c2, xs, label, colour="black"):
@@ -28,25 +41,31 @@ def model_curve(ax, c1, c2, xs, label, colour="black"):
 def utilization_plot(ax, runs, ukey, fit_c, title, cpus):
     """Utilization against normalized processes, one colour per input, hollow
     markers for oversubscribed runs (more workers than CPUs)."""
-    inputs = []
+    programs = []
     for r in runs:
-        key = f"{r['n']}:{r['k']}:{r['r']}"
-        if key not in inputs:
-            inputs.append(key)
+        if r["program"] not in programs:
+            programs.append(r["program"])
+    knaries = [p for p in programs if not any(r["program"] == p and r["sweep"] == "apps" for r in runs)]
     import matplotlib  # here, not at the top: the report imports this file even without matplotlib
 
     cmap = matplotlib.colormaps["viridis"]
+    app_colours = ["#c0392b", "#e67e22", "#8e44ad"]
     xs_all = []
-    for i, key in enumerate(inputs):
-        colour = cmap(i / max(1, len(inputs) - 1))
-        sel = [r for r in runs if f"{r['n']}:{r['k']}:{r['r']}" == key and r.get(ukey) is not None]
+    for key in programs:
+        if key in knaries:
+            i = knaries.index(key)
+            colour, marker = cmap(i / max(1, len(knaries) - 1)), "o"
+        else:
+            i = programs.index(key) - len(knaries)
+            colour, marker = app_colours[i % len(app_colours)], "s^D"[i % 3]
+        sel = [r for r in runs if r["program"] == key and r.get(ukey) is not None]
         for over in (False, True):
             pts = [(r["normalized_processes"], r[ukey]) for r in sel if bool(r.get("oversubscribed")) == over]
             pts = [(x, y) for x, y in pts if x > 0 and y > 0]
             if not pts:
                 continue
             xs_all += [x for x, _ in pts]
-            ax.scatter([x for x, _ in pts], [y for _, y in pts], s=22, color=colour,
+            ax.scatter([x for x, _ in pts], [y for _, y in pts], s=22, color=colour, marker=marker,
                        facecolors="none" if over else colour, label=key if not over else None, zorder=3)
     if fit_c is not None and xs_all:
         c1, c2 = fit_c
@@ -65,7 +84,7 @@ def utilization_plot(ax, runs, ukey, fit_c, title, cpus):
     ax.set_ylabel("utilization")
     ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=7, frameon=False, loc="lower left", title=f"n:k:r (hollow: P > {cpus} CPUs)",
+    ax.legend(fontsize=7, frameon=False, loc="lower left", title=f"knary n:k:r, lu, heat (hollow: P > {cpus} CPUs)",
               title_fontsize=7)
 
 
@@ -90,74 +109,75 @@ def model_vs_measured(ax, runs, title):
 
 @plot("knary")
 def plot_knary(records, outdir, plt):
-    runs, fit = runs_and_fit(records)
+    runs, fits = runs_and_fits(records)
     if not runs:
         return []
     cpus = runs[0].get("cpus", "?")
     out = []
     fig, ax = plt.subplots(figsize=(8, 5.5), dpi=110)
-    fit_c = (fit["c1"], fit["c2"]) if fit else None
-    utilization_plot(ax, runs, "utilization", fit_c,
-                     "knary utilization T1 / (min(P, PA)·T), PA measured (Arora, Blumofe & Plaxton, Figure 24)", cpus)
+    utilization_plot(ax, runs, "utilization", coefficients(fits, "paper"),
+                     "held-out sweep and lu, heat: utilization T1/(PA·T), PA = min(CPUs, P)\n"
+                     "(Arora, Blumofe & Plaxton, Figures 24 and 25)", cpus)
     fig.tight_layout()
     name = "knary_utilization.png"
     fig.savefig(os.path.join(outdir, name))
     plt.close(fig)
-    out.append((name, "knary: utilization against normalized processes, one colour per input; the curve is the "
-                      "fitted model T = c1·T1/PA + c2·Tinf·P/PA."))
+    out.append((name, "knary's held-out sweep and weft's fork/join lu and heat: utilization against normalized "
+                      "processes; the curve is the model T = c1·T1/PA + c2·Tinf·P/PA fitted on the fit sweep."))
 
     fig, ax = plt.subplots(figsize=(6.5, 5.5), dpi=110)
-    err = f", worst error {100 * fit['max_rel_error']:.0f}%" if fit else ""
-    model_vs_measured(ax, runs, f"knary: the model's time against the measured one{err}")
+    model_vs_measured(ax, runs, f"knary (held out), lu, heat: the model's time{held_out_error(fits, 'paper')}")
     fig.tight_layout()
     name = "knary_model.png"
     fig.savefig(os.path.join(outdir, name))
     plt.close(fig)
-    out.append((name, "knary: model against measured time for every run; the band is the target "
-                      f"±{int(TARGET * 100)}%."))
+    out.append((name, "the model (paper's PA, fitted on the fit sweep) against the measured time of every held-out "
+                      f"and application run; the band is the target ±{int(TARGET * 100)}%."))
     return out
 
 
 @plot("cycler")
 def plot_cycler(records, outdir, plt):
-    runs, fit = runs_and_fit(records)
+    runs, fits = runs_and_fits(records)
     intervals = [r for r in records if r.get("interval")]
     if not runs:
         return []
     cpus = runs[0].get("cpus", "?")
     out = []
     fig, axes = plt.subplots(1, 2, figsize=(13, 5.5), dpi=110, sharey=True)
-    utilization_plot(axes[0], runs, "utilization_paper",
-                     (fit["c1_paper_pa"], fit["c2_paper_pa"]) if fit else None,
-                     "PA = min(CPUs − PA(cycler), P) (the paper's Figure 27)", cpus)
-    utilization_plot(axes[1], runs, "utilization", (fit["c1"], fit["c2"]) if fit else None,
-                     "PA measured (process CPU time / T)", cpus)
-    fig.suptitle("knary utilization beside the cycler", fontsize=11)
+    utilization_plot(axes[0], runs, "utilization", coefficients(fits, "paper"),
+                     f"PA = min(CPUs − PA(cycler), P) (the paper's Figures 27, 28){held_out_error(fits, 'paper')}",
+                     cpus)
+    utilization_plot(axes[1], runs, "utilization_cpu", coefficients(fits, "cpu"),
+                     f"PA = the run's CPU time / T{held_out_error(fits, 'cpu')}", cpus)
+    fig.suptitle("knary (held-out sweep), lu and heat beside the cycler", fontsize=11)
     fig.tight_layout()
     name = "cycler_utilization.png"
     fig.savefig(os.path.join(outdir, name))
     plt.close(fig)
-    out.append((name, "knary beside the cycler: utilization against normalized processes with the paper's estimate "
-                      "of PA (left) and the measured PA (right); curves: the model fitted with each."))
+    out.append((name, "knary's held-out sweep and lu, heat beside the cycler: utilization against normalized "
+                      "processes with the paper's PA (left, judged) and the CPU-time PA (right); curves: the model "
+                      "fitted on the fit sweep with each."))
 
     fig, ax = plt.subplots(figsize=(10, 4), dpi=110)
     if intervals:
         ts = [r["t_s"] for r in intervals]
         ax.step(ts + [ts[-1] + intervals[-1]["length_s"]], [r["pa_cycler"] for r in intervals] +
                 [intervals[-1]["pa_cycler"]], where="post", color="#c0392b", label="PA(cycler) per interval")
-    ax.scatter([r["t_s"] for r in runs], [r["pa"] for r in runs], s=10, color="#1b6ca8",
-               label="knary's PA, per run", zorder=3)
+    ax.scatter([r["t_s"] for r in runs], [r["pa_cpu"] for r in runs], s=10, color="#1b6ca8",
+               label="the run's CPU time / T", zorder=3)
     ax.scatter([r["t_s"] for r in runs], [r["pa_cycler"] for r in runs], s=10, color="#e67e22", marker="x",
                label="PA(cycler) during each run", zorder=3)
     ax.set_xlabel("seconds since the cycler started")
     ax.set_ylabel("processors")
-    ax.set_title(f"the cycler's processor average and knary's, on {cpus} CPUs", fontsize=10)
+    ax.set_title(f"the cycler's processor average (from its counter) and the runs' CPU use, on {cpus} CPUs",
+                 fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, frameon=False, loc="upper right")
     fig.tight_layout()
     name = "cycler_pa.png"
     fig.savefig(os.path.join(outdir, name))
     plt.close(fig)
-    out.append((name, "the cycler's processor average per log interval, and each knary run's own PA and the "
-                      "cycler's PA over that run."))
+    out.append((name, "the cycler's processor average per log interval, and each held-out or application run's "
+                      "CPU use and the cycler's PA over that run."))
     return out
