@@ -25,6 +25,7 @@
 // const reference to one of these):
 //   - trivially copyable types other than pointers and member pointers
 //     (int, double, structs of such, std::array of such, ...), alignment <= 16;
+//     a bool whose byte is neither 0 nor 1 does not decode (EBADMSG);
 //   - std::string;
 //   - std::vector<T> of such a trivially copyable T;
 //   - std::span<const T> of such a T, as a parameter: the server's function
@@ -251,7 +252,15 @@ public:
     T get() {
         if constexpr (plain_v<T>) {
             T v{};
-            if (const unsigned char* p = take(alignof(T), sizeof(T))) std::memcpy(&v, p, sizeof(T));
+            if (const unsigned char* p = take(alignof(T), sizeof(T))) {
+                if constexpr (std::is_same_v<T, bool>) {
+                    if (*p > 1) {  // no bool has this byte (reading one as a bool is undefined)
+                        ok_ = false;
+                        return false;
+                    }
+                }
+                std::memcpy(&v, p, sizeof(T));
+            }
             return v;
         } else {
             using E = std::remove_const_t<typename T::value_type>;
