@@ -46,7 +46,7 @@ struct alignas(16) wide {
 using lists = std::tuple<
     std::tuple<std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t, std::uint16_t, std::uint32_t,
                std::uint64_t, std::int8_t>,
-    std::tuple<std::uint64_t, std::uint32_t, std::uint16_t, std::uint8_t, bool, char>,
+    std::tuple<std::uint64_t, std::uint32_t, std::uint16_t, std::uint8_t, bool, char, std::span<const bool>>,
     std::tuple<char, double, float, std::string, std::int8_t, std::vector<double>, std::vector<std::int8_t>>,
     std::tuple<int, std::string, std::vector<double>, std::span<const std::int32_t>>,
     std::tuple<std::uint8_t, padded, std::vector<std::array<std::int16_t, 3>>, wide, std::vector<padded>,
@@ -60,10 +60,17 @@ constexpr std::size_t kLists = std::tuple_size_v<lists>;
 template <class T>
 bool same(const T& a, const T& b) {
     if constexpr (plain_v<T>) {
+        if constexpr (std::is_same_v<T, bool>) return a == b;  // as bools (see below)
         return std::memcmp(&a, &b, sizeof(T)) == 0;  // bytes: NaN equals itself, padding included
     } else {
         using E = std::remove_const_t<typename T::value_type>;
-        return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(E)) == 0);
+        if (a.size() != b.size()) return false;
+        if constexpr (std::is_same_v<E, bool>) {  // as bools: UBSan reports a byte no bool has
+            for (std::size_t i = 0; i < a.size(); ++i)
+                if (a[i] != b[i]) return false;
+            return true;
+        }
+        return a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(E)) == 0;
     }
 }
 
@@ -104,13 +111,16 @@ T make(FuzzedDataProvider& in, std::vector<std::shared_ptr<void>>& keep) {
         return in.ConsumeRandomLengthString(64);
     } else {
         using E = std::remove_const_t<typename T::value_type>;
-        auto v = std::make_shared<std::vector<E>>(in.ConsumeIntegralInRange<std::size_t>(0, 16));
-        for (E& e : *v) e = make<E>(in, keep);
-        if constexpr (is_span<T>::value) {
-            keep.push_back(v);
-            return T(v->data(), v->size());
+        std::size_t n = in.ConsumeIntegralInRange<std::size_t>(0, 16);
+        if constexpr (is_span<T>::value) {  // an array, not a vector: a span of bool has no vector to view
+            std::shared_ptr<E[]> a(new E[n]());
+            for (std::size_t i = 0; i < n; ++i) a[i] = make<E>(in, keep);
+            keep.push_back(a);
+            return T(a.get(), n);
         } else {
-            return std::move(*v);
+            T v(n);
+            for (E& e : v) e = make<E>(in, keep);
+            return v;
         }
     }
 }
