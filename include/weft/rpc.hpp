@@ -25,6 +25,8 @@
 // const reference to one of these):
 //   - trivially copyable types other than pointers and member pointers
 //     (int, double, structs of such, std::array of such, ...), alignment <= 16;
+//     a bool, or a bool of a span, whose byte is neither 0 nor 1 does not
+//     decode (EBADMSG; bools inside structs and arrays are not checked);
 //   - std::string;
 //   - std::vector<T> of such a trivially copyable T;
 //   - std::span<const T> of such a T, as a parameter: the server's function
@@ -251,7 +253,15 @@ public:
     T get() {
         if constexpr (plain_v<T>) {
             T v{};
-            if (const unsigned char* p = take(alignof(T), sizeof(T))) std::memcpy(&v, p, sizeof(T));
+            if (const unsigned char* p = take(alignof(T), sizeof(T))) {
+                if constexpr (std::is_same_v<T, bool>) {
+                    if (*p > 1) {  // no bool has this byte (reading one as a bool is undefined)
+                        ok_ = false;
+                        return false;
+                    }
+                }
+                std::memcpy(&v, p, sizeof(T));
+            }
             return v;
         } else {
             using E = std::remove_const_t<typename T::value_type>;
@@ -263,6 +273,14 @@ public:
             }
             const unsigned char* p = take(alignof(E), std::size_t(n) * sizeof(E));
             if (p == nullptr) return T{};
+            if constexpr (std::is_same_v<E, bool>) {  // a span of bool (a vector of bool is not allowed)
+                for (std::size_t i = 0; i < std::size_t(n); ++i) {
+                    if (p[i] > 1) {
+                        ok_ = false;
+                        return T{};
+                    }
+                }
+            }
             if constexpr (is_span<T>::value) {
                 // In place: the payload's start is 16-aligned, and p is aligned for E from it.
                 return T(reinterpret_cast<const E*>(p), std::size_t(n));

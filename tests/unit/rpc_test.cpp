@@ -33,6 +33,7 @@ struct calc {
         weft_sem_wait(&gate);
     }
     int not_listed() { return 0; }
+    bool negate(bool b) { return !b; }
     int entered = 0;
     weft_sem_t gate;
 };
@@ -48,7 +49,7 @@ struct calc_v2 {
 template <>
 struct weft::rpc::interface<calc>
     : weft::rpc::functions<&calc::sum, &calc::greet, &calc::total, &calc::iota, &calc::fail, &calc::where,
-                           &calc::wait_for_gate> {};
+                           &calc::wait_for_gate, &calc::negate> {};
 template <>
 struct weft::rpc::interface<calc_v2> : weft::rpc::functions<&calc_v2::sum> {};
 
@@ -291,6 +292,45 @@ TEST_F(Rpc, malformed_requests_are_answered_ebadmsg_and_the_server_goes_on) {
     ASSERT_EQ(weft_net_send(srv.port(), 0, "garbage", 7), 0);
     EXPECT_EQ(weft::rpc::call(srv.port(), &calc::sum, 20, 22), 42) << "the server is still serving";
     EXPECT_EQ(weft_net_try_recv(reply, in, sizeof in, &st), EAGAIN) << "nothing was answered for the garbage";
+    EXPECT_EQ(weft_net_port_destroy(reply), 0);
+}
+
+// A bool argument is one byte, 0 or 1: any other byte is no bool (reading it
+// as one is undefined), so the request does not decode.
+TEST_F(Rpc, bool_argument_other_than_0_or_1_is_answered_ebadmsg) {
+    start(1);
+    weft::rpc::server srv(svc_);
+    weft_port_id_t reply{};
+    ASSERT_EQ(weft_net_port_create(&reply, 8, 4096), 0);
+    auto ask = [&](unsigned char arg, frame* out, std::string* text) {
+        frame rq;
+        rq.kind = frame_kind::request;
+        rq.fn_id = 7;  // negate
+        rq.call_id = arg;
+        rq.reply_to = reply;
+        rq.payload_len = 1;
+        std::vector<unsigned char> b(kFrameHeader + 1, arg);
+        encode_header(rq, b.data());
+        ASSERT_EQ(weft_net_send(srv.port(), 0, b.data(), b.size()), 0);
+        unsigned char in[512];
+        weft_net_status_t st{};
+        ASSERT_EQ(weft_net_recv(reply, in, sizeof in, &st, WEFT_NET_FOREVER), 0);
+        auto d = decode_frame(in, st.len);
+        ASSERT_EQ(d.error, frame_error::none);
+        *out = d.f;
+        text->assign(reinterpret_cast<const char*>(d.f.payload), d.f.payload_len);
+    };
+    frame f;
+    std::string text;
+    ask(1, &f, &text);
+    EXPECT_EQ(f.status, 0);
+    EXPECT_EQ(text, std::string(1, '\0')) << "negate(true) is false";
+    ask(2, &f, &text);
+    EXPECT_EQ(f.status, EBADMSG);
+    EXPECT_TRUE(wt::contains(text, "do not decode")) << text;
+    ask(0xff, &f, &text);
+    EXPECT_EQ(f.status, EBADMSG);
+    EXPECT_EQ(weft::rpc::call(srv.port(), &calc::negate, false), true) << "the server is still serving";
     EXPECT_EQ(weft_net_port_destroy(reply), 0);
 }
 
