@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "apps/coarse.hpp"
 #include "apps/fork_join.hpp"
 
 namespace weft::apps::heat {
@@ -46,20 +47,7 @@ void fork_join(grid& g) {
 }
 
 std::string compare(const grid& a, const grid& b) {
-    const std::vector<double>& x = a.newest();
-    const std::vector<double>& y = b.newest();
-    if (x.size() != y.size()) return "grids of " + std::to_string(x.size()) + " and " + std::to_string(y.size()) + " points";
-    std::size_t differ = 0, first = 0;
-    double worst = 0.0;
-    for (std::size_t k = 0; k < x.size(); ++k)
-        if (x[k] != y[k]) {
-            if (differ++ == 0) first = k;
-            worst = std::max(worst, std::fabs(x[k] - y[k]));
-        }
-    if (differ == 0) return {};
-    return std::to_string(differ) + " points differ (exact comparison), first at (" +
-           std::to_string(first / static_cast<std::size_t>(a.ny)) + ", " +
-           std::to_string(first % static_cast<std::size_t>(a.ny)) + "), max |x - y| = " + std::to_string(worst);
+    return compare_exact(a.newest(), b.newest(), static_cast<std::size_t>(a.ny), "the grid");
 }
 
 }  // namespace weft::apps::heat

@@ -55,8 +55,8 @@ inline void step_rows(const double* old, double* nw, int ny, int i0, int i1) {
 void serial(grid& g);
 void fork_join(grid& g);
 
-// Empty when a's newest values equal b's exactly; else how many points differ,
-// the first and the largest difference.
+// Empty when a's newest values equal b's exactly; else how many points differ
+// and the first (apps/coarse.hpp, compare_exact).
 std::string compare(const grid& a, const grid& b);
 
 }  // namespace weft::apps::heat

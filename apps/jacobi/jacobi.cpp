@@ -92,19 +92,7 @@ std::string problem::compare(const instance& reference) const {
     if (result.sweeps != ref.result.sweeps || result.maxdiff != ref.result.maxdiff)
         return std::to_string(result.sweeps) + " sweeps, last max change " + std::to_string(result.maxdiff) +
                "; serial: " + std::to_string(ref.result.sweeps) + " sweeps, " + std::to_string(ref.result.maxdiff);
-    const std::span<double> x = newest();
-    const std::span<double> y = ref.newest();
-    std::size_t differ = 0, first = 0;
-    double worst = 0.0;
-    for (std::size_t k = 0; k < x.size(); ++k)
-        if (x[k] != y[k]) {
-            if (differ++ == 0) first = k;
-            worst = std::max(worst, std::fabs(x[k] - y[k]));
-        }
-    if (differ == 0) return {};
-    return std::to_string(differ) + " points differ from serial (exact comparison), first at (" +
-           std::to_string(first / static_cast<std::size_t>(n)) + ", " + std::to_string(first % static_cast<std::size_t>(n)) +
-           "), max |x - y| = " + std::to_string(worst);
+    return compare_exact(newest(), ref.newest(), static_cast<std::size_t>(n), "the grid");
 }
 
 namespace {

@@ -35,9 +35,7 @@ void serial(matrix& m) {
     const int n = m.n;
     double* a = m.a.data();
     for (int k = 0; k + 1 < n; ++k) {
-        pivot_candidate best;
-        for (int i = k; i < n; ++i) best = better_pivot{}(best, pivot_candidate_of(a, n, i, k));
-        apply_pivot(m, k, best.row);
+        pivot_serially(m, k);
         for (int i = k + 1; i < n; ++i) eliminate_row(a, n, i, k);
     }
 }

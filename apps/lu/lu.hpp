@@ -78,6 +78,14 @@ inline void apply_pivot(matrix& m, int k, int p) {
     for (int j = 0; j < m.n; ++j) std::swap(rk[j], rp[j]);
 }
 
+// Step k's pivot chosen over rows k.. by one thread, then applied: the serial
+// and fork/join versions' sequential part of a step.
+inline void pivot_serially(matrix& m, int k) {
+    pivot_candidate best;
+    for (int i = k; i < m.n; ++i) best = better_pivot{}(best, pivot_candidate_of(m.a.data(), m.n, i, k));
+    apply_pivot(m, k, best.row);
+}
+
 // The elimination of row i at step k (the work of one filament).
 inline void eliminate_row(double* a, int n, int i, int k) {
     double* ri = a + static_cast<std::size_t>(i) * n;

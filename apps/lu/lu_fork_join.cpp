@@ -11,9 +11,7 @@ void fork_join(matrix& m) {
     const int n = m.n;
     double* a = m.a.data();
     for (int k = 0; k + 1 < n; ++k) {
-        pivot_candidate best;
-        for (int i = k; i < n; ++i) best = better_pivot{}(best, pivot_candidate_of(a, n, i, k));
-        apply_pivot(m, k, best.row);
+        pivot_serially(m, k);
         // A piece of about fork_join_grain multiply-adds: a row has n - k - 1.
         const int grain = std::max(1, fork_join_grain / std::max(1, n - k - 1));
         divide_and_conquer(k + 1, n, grain, [&](int i0, int i1) {
