@@ -708,6 +708,7 @@ TEST(SchedWsConcurrency, parallel_tree_spreads_from_one_spinner_to_parked_worker
 TEST(SchedWsConcurrency, work_held_back_by_a_kept_role_runs_though_both_threads_busy_wait) {
     using namespace weft::detail;
     constexpr int workers = 3;
+    wt::scoped_env no_adapt("WEFT_ADAPT", "off");  // all three workers stay active whatever the load
     START_RUNTIME("ws", workers);
     runtime* rt = g_rt;
     struct shared {
