@@ -71,12 +71,18 @@ struct tree_case {
 
 class Profile : public testing::TestWithParam<tree_case> {};
 
+// The logical clock for one test, removed whatever the test's end.
+struct logical_clock_scope {
+    logical_clock_scope() { weft::detail::profile_use_logical_clock(true); }
+    ~logical_clock_scope() { weft::detail::profile_use_logical_clock(false); }
+};
+
 TEST_P(Profile, work_and_span_of_a_fork_tree_are_exact_in_logical_units) {
     weft_config_t cfg{};
     cfg.workers = GetParam().workers;
     cfg.sched = GetParam().sched;
     cfg.measure = 1;
-    weft::detail::profile_use_logical_clock(true);
+    logical_clock_scope logical;
     ASSERT_EQ(weft_init(&cfg), 0);
     constexpr int depth = 4;  // 16 leaves
     constexpr std::uint64_t leaves = 1u << depth;
@@ -85,7 +91,6 @@ TEST_P(Profile, work_and_span_of_a_fork_tree_are_exact_in_logical_units) {
     weft_stats_t s{};
     ASSERT_EQ(weft_stats_get(&s), 0);
     ASSERT_EQ(weft_finalize(), 0);
-    weft::detail::profile_use_logical_clock(false);
 
     const std::uint64_t work = (leaves - 1) * (before + after) + leaf * leaves * (leaves + 1) / 2;
     const std::uint64_t span = depth * (before + after) + leaf * leaves;
