@@ -181,8 +181,11 @@ TEST(AdaptProbeConcurrency, a_hog_pinned_onto_a_workers_cpu_makes_the_schedstat_
     int cpu = 0;
     while (!CPU_ISSET(cpu, &allowed)) ++cpu;
     cpu_set_t one = cpus({cpu});
-    const int tid = weft::detail::worker_thread(1);
-    ASSERT_NE(tid, 0);
+    // Worker 1's kernel thread notes its tid when it starts, maybe after weft_init returns.
+    const auto started_by = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    int tid = 0;
+    while ((tid = weft::detail::worker_thread(1)) == 0 && std::chrono::steady_clock::now() < started_by) sched_yield();
+    ASSERT_NE(tid, 0) << "worker 1 never noted its kernel thread";
     ASSERT_EQ(sched_setaffinity(tid, sizeof one, &one), 0);
 
     std::atomic<bool> stop{false};
