@@ -60,6 +60,7 @@ void* worker_main(void* arg) {
     worker_idle_loop(w);
     arch::disable_alt_signal_stack();
     set_current_worker(nullptr);
+    forget_worker_thread(w->index);
     return nullptr;
 }
 

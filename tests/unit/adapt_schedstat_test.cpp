@@ -156,6 +156,63 @@ TEST(SchedstatJudge, the_first_sample_and_an_empty_interval_judge_nothing) {
 
 // --- The live controller beside a competitor -------------------------------------------
 
+// Kernel threads spinning on one CPU until destroyed.
+class cpu_hogs {
+public:
+    cpu_hogs(int n, int cpu) {
+        for (int i = 0; i < n; ++i)
+            threads_.emplace_back([this, cpu] {
+                cpu_set_t mine = cpus({cpu});
+                (void)sched_setaffinity(0, sizeof mine, &mine);
+                while (!stop_.load(std::memory_order_relaxed)) {
+                }
+            });
+    }
+    ~cpu_hogs() {
+        stop_.store(true);
+        for (auto& t : threads_) t.join();
+    }
+
+private:
+    std::atomic<bool> stop_{false};
+    std::vector<std::thread> threads_;
+};
+
+class AdaptProbeConcurrency : public ::testing::Test {
+protected:
+    void TearDown() override {
+        stop_.store(true);
+        for (weft_thread_t t : busy_) EXPECT_EQ(weft_thread_join(t, nullptr), 0);
+        if (weft_is_initialized() != 0) {
+            EXPECT_EQ(weft_finalize(), 0);
+        }
+    }
+    // Weft threads that keep every worker runnable; they yield, so that the
+    // thread of a dropped worker moves to an active one.
+    void keep_workers_busy(int n) {
+        for (int i = 0; i < n; ++i) {
+            weft_thread_t t;
+            ASSERT_EQ(weft_thread_create(
+                          &t, nullptr,
+                          [](void* p) -> void* {
+                              auto* stop = static_cast<std::atomic<bool>*>(p);
+                              volatile std::uint64_t sink = 0;
+                              while (!stop->load(std::memory_order_relaxed)) {
+                                  for (std::uint64_t k = 0; k < 100000; ++k) sink = sink + k;
+                                  weft_thread_yield();
+                              }
+                              return nullptr;
+                          },
+                          &stop_),
+                      0);
+            busy_.push_back(t);
+        }
+    }
+    wt::watchdog dog_{std::chrono::seconds(60), "AdaptProbeConcurrency"};
+    std::atomic<bool> stop_{false};
+    std::vector<weft_thread_t> busy_;
+};
+
 // requirement: two CPU-bound kernel threads of another "program" pinned onto
 // the CPU that worker 1 is pinned to leave it about a third of that CPU, so it
 // waits about 0.67 CPU per interval: the schedstat controller must drop a
@@ -165,8 +222,7 @@ TEST(SchedstatJudge, the_first_sample_and_an_empty_interval_judge_nothing) {
 // that always says "all good" leaves both workers active and fails here. The
 // machine-wide core budget is off, so that no other weft process's share
 // lowers the bound (that would drop a worker whatever the probe says).
-TEST(AdaptProbeConcurrency, a_hog_pinned_onto_a_workers_cpu_makes_the_schedstat_controller_drop_a_worker) {
-    wt::watchdog dog(std::chrono::seconds(60), "AdaptProbeConcurrency");
+TEST_F(AdaptProbeConcurrency, a_hog_pinned_onto_a_workers_cpu_makes_the_schedstat_controller_drop_a_worker) {
     wt::scoped_env no_budget("WEFT_BUDGET", "off");
     weft_config_t c = wt::config(2);
     c.adapt = "schedstat";
@@ -180,40 +236,16 @@ TEST(AdaptProbeConcurrency, a_hog_pinned_onto_a_workers_cpu_makes_the_schedstat_
     ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
     int cpu = 0;
     while (!CPU_ISSET(cpu, &allowed)) ++cpu;
-    cpu_set_t one = cpus({cpu});
     // Worker 1's kernel thread notes its tid when it starts, maybe after weft_init returns.
     const auto started_by = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     int tid = 0;
     while ((tid = weft::detail::worker_thread(1)) == 0 && std::chrono::steady_clock::now() < started_by) sched_yield();
     ASSERT_NE(tid, 0) << "worker 1 never noted its kernel thread";
-    ASSERT_EQ(sched_setaffinity(tid, sizeof one, &one), 0);
+    cpu_set_t one = cpus({cpu});
+    ASSERT_EQ(sched_setaffinity(tid, sizeof one, &one), 0) << "worker 1 (tid " << tid << ")";
 
-    std::atomic<bool> stop{false};
-    std::vector<std::thread> hogs;
-    for (int i = 0; i < 2; ++i)
-        hogs.emplace_back([&] {
-            cpu_set_t mine = cpus({cpu});
-            (void)sched_setaffinity(0, sizeof mine, &mine);
-            while (!stop.load(std::memory_order_relaxed)) {
-            }
-        });
-    // Two weft threads keep both workers runnable; they yield so that the
-    // thread of a dropped worker moves to the active one.
-    std::vector<weft_thread_t> busy(2);
-    for (auto& t : busy)
-        ASSERT_EQ(weft_thread_create(
-                      &t, nullptr,
-                      [](void* p) -> void* {
-                          auto* s = static_cast<std::atomic<bool>*>(p);
-                          volatile std::uint64_t sink = 0;
-                          while (!s->load(std::memory_order_relaxed)) {
-                              for (std::uint64_t i = 0; i < 100000; ++i) sink = sink + i;
-                              weft_thread_yield();
-                          }
-                          return nullptr;
-                      },
-                      &stop),
-                  0);
+    cpu_hogs hogs(2, cpu);
+    keep_workers_busy(2);
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     int active = 2;
     while (active == 2 && std::chrono::steady_clock::now() < give_up) {
@@ -221,13 +253,9 @@ TEST(AdaptProbeConcurrency, a_hog_pinned_onto_a_workers_cpu_makes_the_schedstat_
         ASSERT_EQ(weft_adapt_get(&info), 0);
         active = info.active_workers;
     }
-    stop.store(true);
-    for (auto& t : busy) ASSERT_EQ(weft_thread_join(t, nullptr), 0);
-    for (auto& h : hogs) h.join();
+    EXPECT_EQ(active, 1) << "the controller kept both workers for 20 s beside two hogs on worker 1's CPU";
     weft_stats_t s;
     ASSERT_EQ(weft_stats_get(&s), 0);
-    ASSERT_EQ(weft_finalize(), 0);
-    EXPECT_EQ(active, 1) << "the controller kept both workers for 20 s beside two hogs on worker 1's CPU";
     EXPECT_GE(s.workers_dropped, 1u);
     EXPECT_GT(s.adapt_readings, 2u);
 }
