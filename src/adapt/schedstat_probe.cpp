@@ -1,6 +1,7 @@
 // weft::detail::adapt — the schedstat probe (probe.hpp).
 //
-// Per reading, over the interval since the last one:
+// Per reading, over the interval since the last one (the arithmetic, pure and
+// tested on synthetic /proc text: schedstat.hpp):
 //   wait  the time the active workers spent runnable but not running, summed
 //         over them, in CPUs (wait ns / interval ns): /proc/self/task/TID/
 //         schedstat's second field (run_delay, the kernel's sched_info). Only
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "adapt/probe.hpp"
+#include "adapt/schedstat.hpp"
 #include "core/outside.hpp"
 #include "core/runtime.hpp"
 #include "core/tunables.hpp"
@@ -47,32 +49,24 @@ std::int64_t run_delay_ns(int tid) {
     char path[64], buf[128];
     std::snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", tid);
     if (!read_file(path, buf, sizeof buf)) return -1;
-    char* end = nullptr;
-    (void)std::strtoull(buf, &end, 10);  // time on the CPU
-    if (end == buf) return -1;
-    const char* p = end;
-    std::uint64_t wait = std::strtoull(p, &end, 10);
-    if (end == p) return -1;
-    return static_cast<std::int64_t>(wait);
+    return parse_run_delay(buf);
 }
 
 // Idle + iowait ticks of the CPUs in `mask`; -1 if /proc/stat is unreadable.
-std::int64_t idle_ticks(const cpu_set_t& mask) {
-    std::FILE* f = std::fopen("/proc/stat", "re");
-    if (f == nullptr) return -1;
-    char line[512];
-    std::int64_t total = 0;
-    bool any = false;
-    while (std::fgets(line, sizeof line, f) != nullptr) {
-        unsigned cpu = 0;
-        unsigned long long user, nice, sys, idle, iowait;
-        if (std::sscanf(line, "cpu%u %llu %llu %llu %llu %llu", &cpu, &user, &nice, &sys, &idle, &iowait) != 6) continue;
-        if (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &mask)) continue;
-        total += static_cast<std::int64_t>(idle + iowait);
-        any = true;
+// The file is read whole (a line per CPU, and more: 4 KiB is not always enough).
+std::int64_t idle_ticks(const cpu_set_t& mask, std::vector<char>& buf) {
+    int fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    std::size_t used = 0;
+    for (;;) {
+        if (buf.size() - used < 4096) buf.resize(buf.size() + 16384);
+        ssize_t n = read(fd, buf.data() + used, buf.size() - used - 1);
+        if (n <= 0) break;
+        used += static_cast<std::size_t>(n);
     }
-    std::fclose(f);
-    return any ? total : -1;
+    close(fd);
+    buf[used] = '\0';
+    return used == 0 ? -1 : parse_idle_ticks(buf.data(), mask);
 }
 
 class schedstat_probe final : public probe {
@@ -86,29 +80,20 @@ public:
     const char* name() const override { return "schedstat"; }
 
     reading read(runtime* rt, int active) override {
-        std::int64_t now = monotonic_ns();
-        std::int64_t idle = idle_ticks(mask_);
-        if (static_cast<int>(last_wait_.size()) != rt->nworkers) last_wait_.assign(rt->nworkers, -1);
-        double wait_ns = 0;
+        schedstat_sample now;
+        now.now_ns = monotonic_ns();
+        now.idle_ticks = idle_ticks(mask_, stat_buf_);
+        now.run_delay_ns.resize(static_cast<std::size_t>(rt->nworkers));
         for (int i = 0; i < rt->nworkers; ++i) {
             int tid = worker_thread(i);
-            std::int64_t d = tid != 0 ? run_delay_ns(tid) : -1;
-            // A worker that was dropped for the whole interval waited for
-            // nothing that concerns us; one that changed state counts.
-            if (d >= 0 && last_wait_[i] >= 0 && i < active) wait_ns += static_cast<double>(d - last_wait_[i]);
-            last_wait_[i] = d;
+            now.run_delay_ns[static_cast<std::size_t>(i)] = tid != 0 ? run_delay_ns(tid) : -1;
         }
-        reading r;
-        if (last_now_ != 0) {
-            double span = static_cast<double>(now - last_now_);
-            double wait = wait_ns / span;
-            double idle_cpus = idle >= 0 && last_idle_ >= 0 ? static_cast<double>(idle - last_idle_) * tick_ns_ / span : 0;
-            r.bad = wait >= tun::adapt_wait_bad_cpus;
-            r.room = idle_cpus >= tun::adapt_idle_room_cpus && wait < tun::adapt_wait_calm_cpus;
-            last_room_ = r.room;
-        }
-        last_now_ = now;
-        last_idle_ = idle;
+        // A worker that was dropped for the whole interval waited for nothing
+        // that concerns us; one that changed state counts (judge_schedstat
+        // counts workers 0..active-1).
+        reading r = judge_schedstat(last_, now, active, tick_ns_);
+        if (last_.now_ns != 0) last_room_ = r.room;
+        last_ = std::move(now);
         return r;
     }
 
@@ -116,10 +101,9 @@ public:
 
 private:
     cpu_set_t mask_;
-    double tick_ns_ = 1e7;
-    std::int64_t last_now_ = 0;
-    std::int64_t last_idle_ = -1;
-    std::vector<std::int64_t> last_wait_;
+    std::int64_t tick_ns_ = 10'000'000;
+    schedstat_sample last_;
+    std::vector<char> stat_buf_;
     bool last_room_ = false;
 };
 

@@ -81,6 +81,8 @@ std::uint64_t outside_generation() {
 
 void note_worker_thread(int index) { worker_tids[index].store(self_tid(), memory_order_relaxed); }
 
+void forget_worker_thread(int index) { worker_tids[index].store(0, memory_order_relaxed); }
+
 int worker_thread(int index) { return worker_tids[index].load(memory_order_relaxed); }
 
 void note_service_thread(bool gone) { service_tid.store(gone ? 0 : self_tid(), memory_order_relaxed); }

@@ -64,7 +64,11 @@ std::uint64_t outside_generation();
 // Records the calling kernel thread as worker `index` (weft_init for worker
 // 0, the other workers when they start).
 void note_worker_thread(int index);
-// The kernel thread id of worker `index` (0 until it has started).
+// Forgets it when its kernel thread ends, so that a later runtime's probe
+// never reads a dead (or recycled) thread id for that worker.
+void forget_worker_thread(int index);
+// The kernel thread id of worker `index` (0 until it has started, and again
+// once it has ended).
 int worker_thread(int index);
 // Records the calling kernel thread as one of the runtime's own service
 // threads, which never wait in weft (the adaptive controller, src/adapt), or

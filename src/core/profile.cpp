@@ -37,6 +37,12 @@ atomic<double> ns_per_tick{1.0};
 
 std::FILE* trace_file = nullptr;
 
+// The logical clock (profile.hpp): installed or not, and each kernel thread's
+// count. A strand opens and closes on one kernel thread (its worker's), so a
+// per-thread counter measures it without any sharing.
+bool logical_clock = false;
+thread_local std::uint64_t logical_now = 0;
+
 // Up to this many slices per worker; later ones are dropped (and counted).
 constexpr std::size_t trace_capacity = std::size_t(1) << 20;
 
@@ -75,7 +81,16 @@ std::uint64_t ticks_to_ns(std::uint64_t t) {
     return static_cast<std::uint64_t>(static_cast<double>(t) * ns_per_tick.load(memory_order_relaxed));
 }
 
+void profile_use_logical_clock(bool on) { logical_clock = on; }
+
+void profile_logical_advance(std::uint64_t units) { logical_now += units; }
+
+std::uint64_t profile_now() { return logical_clock ? logical_now : ticks(); }
+
 namespace {
+
+// Work and span in ns, or in the logical clock's own units.
+std::uint64_t clock_to_ns(std::uint64_t t) { return logical_clock ? t : ticks_to_ns(t); }
 
 // Owner-only counter update (no locked instruction).
 void add(atomic<std::uint64_t>& c, std::uint64_t d) { c.store(c.load(memory_order_relaxed) + d, memory_order_relaxed); }
@@ -109,9 +124,9 @@ void close_strand(worker* w, ult* u, std::uint64_t now) {
 
 }  // namespace
 
-void profile_switch(worker* w, ult* from, ult*) { close_strand(w, from, ticks()); }
+void profile_switch(worker* w, ult* from, ult*) { close_strand(w, from, profile_now()); }
 
-void profile_checkpoint(worker* w) { close_strand(w, w->current, ticks()); }
+void profile_checkpoint(worker* w) { close_strand(w, w->current, profile_now()); }
 
 void profile_fork(worker* w, ult* child) {
     if (w == nullptr) {
@@ -135,13 +150,13 @@ void profile_exit(worker* w, const ult* u) {
 std::uint64_t profile_work_ns(runtime* rt) {
     std::uint64_t t = 0;
     for (auto& w : rt->workers) t += w->work_ticks.load(memory_order_relaxed);
-    return ticks_to_ns(t);
+    return clock_to_ns(t);
 }
 
 std::uint64_t profile_span_ns(runtime* rt) {
     std::uint64_t p = rt->main->path;
     for (auto& w : rt->workers) p = std::max(p, w->max_exit_path.load(memory_order_relaxed));
-    return ticks_to_ns(p);
+    return clock_to_ns(p);
 }
 
 void profile_reset(runtime* rt) {

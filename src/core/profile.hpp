@@ -56,6 +56,22 @@ std::uint64_t ticks();
 std::uint64_t ticks_to_ns(std::uint64_t t);
 void calibrate_ticks();
 
+// The profiler's clock: what a strand's length is measured in. By default the
+// tick counter above (wall-clock time). With the logical clock installed, each
+// kernel thread has a counter that only profile_logical_advance moves, so a
+// strand's length is the number of units that the code it ran declared, and
+// work and span (profile_work_ns, profile_span_ns, hence weft_stats_t's
+// work_ns and span_ns) come out in those units, unconverted. That makes the
+// profiler's fork/join arithmetic testable exactly, whatever the machine's
+// load does to the wall clock (tests/unit/profile_test.cpp); how close the
+// wall-clock figures come to the truth is a benchmark's question, not a test's.
+// Internal, for tests: install it before weft_init, remove it after
+// weft_finalize; the trace's timestamps are then units too.
+void profile_use_logical_clock(bool on);
+void profile_logical_advance(std::uint64_t units);
+// The profiler's clock now, on the calling kernel thread.
+std::uint64_t profile_now();
+
 // Called by switch_to when measuring: closes `from`'s strand, opens `to`'s.
 void profile_switch(worker* w, ult* from, ult* to);
 // Closes the running ult's strand at a fork or join point and opens a new one.

@@ -56,10 +56,11 @@ void* worker_main(void* arg) {
     arch::san_fiber_init_current(&w->idle->san);
     w->current = w->idle;
     w->started_ns.store(monotonic_ns(), memory_order_relaxed);
-    if (g_measure) w->strand_start = ticks();
+    if (g_measure) w->strand_start = profile_now();
     worker_idle_loop(w);
     arch::disable_alt_signal_stack();
     set_current_worker(nullptr);
+    forget_worker_thread(w->index);
     return nullptr;
 }
 
@@ -158,7 +159,7 @@ int start_runtime(const weft_config_t* cfg) {
     note_worker_thread(0);
     w0->current = main;
     w0->started_ns.store(monotonic_ns(), memory_order_relaxed);
-    if (g_measure) w0->strand_start = ticks();
+    if (g_measure) w0->strand_start = profile_now();
     arch::enable_alt_signal_stack();
 
     for (int i = 1; i < s.workers; ++i) {

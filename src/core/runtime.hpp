@@ -74,6 +74,11 @@ struct runtime {
     // finds a sleeper, written when the role changes hands.
     alignas(64) atomic<int> sleepers{0};
     atomic<worker*> spinner{nullptr};
+    // The keep watcher: a parked worker that, while the spinner keeps the
+    // role for a thread it runs, sleeps at most tun::ws_keep_watch_ns at a
+    // time and takes the role once the keep has run out with work queued
+    // (null: none). Read by a push that a keep holds back.
+    atomic<worker*> keep_watcher{nullptr};
     atomic<int> dormant{0};
     spinlock park_lock;
     std::vector<worker*> parked;

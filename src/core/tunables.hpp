@@ -69,6 +69,16 @@ inline constexpr int ws_futile_streak = 4;
 inline constexpr std::int64_t ws_nap_first_ns = 32'000;
 inline constexpr std::int64_t ws_nap_max_ns = 512'000;
 
+// The keep watcher's period (core/sleep/README.md, "The spinning worker"):
+// while the spinner keeps the role for a thread it runs, one parked worker
+// wakes this often to see whether the keep has run out with work queued
+// (work its victim pushed within the keep, which woke nobody). It bounds that
+// work's wait by the keep plus this period when both threads busy-wait. Each
+// period costs the watcher a futex time-out and a park (a membarrier):
+// 200 a second while roles are kept, nothing otherwise. Guess: ten of the
+// longest naps, which already delay a victim's work as long.
+inline constexpr std::int64_t ws_keep_watch_ns = 5'000'000;
+
 // --- Mutex (src/sync/mutex.cpp) ---
 // Looks at a contended mutex (each followed by a pause, ~30 ns here) before a
 // locker queues, on more than one worker: a critical section of a few hundred

@@ -131,6 +131,77 @@ void hand_on(runtime* rt) {
     if (rt->sleepers.load(memory_order_relaxed) != 0) wake_parked(rt, true);
 }
 
+// --- The keep watcher (core/sleep/README.md, "The spinning worker") ---------
+// A push by the worker that a keeping spinner stole from wakes nobody while
+// the keep lasts. If the stolen thread then runs on (it busy-waits for that
+// very work, say) and the victim's thread too, nothing else would ever look
+// at that push: so while a role is kept, one parked worker, the watcher,
+// sleeps at most tun::ws_keep_watch_ns at a time and takes the role when the
+// keep has run out with work queued.
+
+// Whether the spinner (not w) keeps the role for a thread or a nap.
+bool role_kept(runtime* rt, worker* w) {
+    worker* s = rt->spinner.load(memory_order_seq_cst);
+    return s != nullptr && s != w && s->spin_for.load(memory_order_relaxed) >= 0;
+}
+
+// A push that a keep held back: makes sure a worker watches the kept role.
+// If one does, nothing to do; else claims the last parked worker as the
+// watcher (under park_lock, with the claim) and rouses it. With nobody
+// parked, every worker runs or looks, and one that parks will stand watch.
+void watch_kept_role(runtime* rt) {
+    if (rt->keep_watcher.load(memory_order_relaxed) != nullptr) return;
+    worker* target = nullptr;
+    {
+        lock_guard<spinlock> g(rt->park_lock);
+        if (rt->parked.empty()) return;
+        target = rt->parked.back();
+        worker* none = nullptr;
+        if (!rt->keep_watcher.compare_exchange_strong(none, target, memory_order_seq_cst)) return;
+        (void)leave_parked_set(rt, target);
+    }
+    rouse(rt, target);
+}
+
+// Step N1 of a park, for the watch: w stands watch (or stays the watcher)
+// while a role is kept and nobody else watches; else it gives the watch up.
+// True: w is the watcher and sleeps at most tun::ws_keep_watch_ns.
+bool stand_watch(runtime* rt, worker* w) {
+    worker* cur = rt->keep_watcher.load(memory_order_relaxed);
+    if (role_kept(rt, w)) {
+        if (cur == w) return true;
+        worker* none = nullptr;
+        return cur == nullptr && rt->keep_watcher.compare_exchange_strong(none, w, memory_order_seq_cst);
+    }
+    if (cur == w) rt->keep_watcher.store(nullptr, memory_order_seq_cst);
+    return false;
+}
+
+// w leaves the watch to run a thread, to spin, or to sleep dormant: if a role
+// is still kept after its release (and the fence: the pushes that read w as
+// the watcher came before it), the watch passes to a parked worker.
+void end_watch(runtime* rt, worker* w) {
+    worker* me = w;
+    if (rt->keep_watcher.load(memory_order_relaxed) != w ||
+        !rt->keep_watcher.compare_exchange_strong(me, nullptr, memory_order_seq_cst))
+        return;
+    heavy_fence();
+    if (role_kept(rt, w)) watch_kept_role(rt);
+}
+
+// The watcher's look (step N3): a spinner whose keep for a running thread has
+// run out while work is queued in some share (its victim's held-back pushes,
+// maybe) loses the role to w, which then looks everywhere. A keep that has
+// not run out, or a nap (bounded by tun::ws_nap_max_ns), is left alone.
+bool take_expired_role(runtime* rt, worker* w) {
+    worker* s = rt->spinner.load(memory_order_seq_cst);
+    if (s == nullptr || s == w || s->spin_for.load(memory_order_relaxed) < 0) return false;
+    std::int64_t until = s->spin_keep_until.load(memory_order_relaxed);
+    if (until == 0 || monotonic_ns() < until) return false;
+    if (rt->policy->has_work != nullptr && !rt->policy->has_work(rt->policy_state, w->index)) return false;
+    return rt->spinner.compare_exchange_strong(s, w, memory_order_seq_cst);
+}
+
 // Every worker asleep: the active ones parked, the dropped ones dormant.
 bool all_asleep(runtime* rt) {
     return rt->sleepers.load(memory_order_relaxed) + rt->dormant.load(memory_order_relaxed) == rt->nworkers;
@@ -147,9 +218,10 @@ std::uint64_t total_switches(runtime* rt) {
 // timer armed may be looking at a deadlock: it sleeps for the grace period
 // instead, then asks the detector (deadlock.cpp); while it finds that a kernel
 // thread outside weft could still wake someone, it looks again after longer
-// and longer periods.
-void sleep_on_wake_word(runtime* rt, worker* w) {
-    std::int64_t deadline = rt->timers->next_deadline();
+// and longer periods. The keep watcher sleeps until watch_deadline at most
+// (INT64_MAX: not the watcher).
+void sleep_on_wake_word(runtime* rt, worker* w, std::int64_t watch_deadline) {
+    std::int64_t deadline = std::min(rt->timers->next_deadline(), watch_deadline);
     // With a progress hook (a network transport), a message may arrive at any
     // time and only a poll finds it: sleep no longer than the hook's period.
     // Nor is every thread being blocked a deadlock then: they may wait for
@@ -189,16 +261,21 @@ void sleep_on_wake_word(runtime* rt, worker* w) {
 // Returns the ult found on the final look, if any. `was_spinning`: w gave the
 // spinning role up just before (step S1), and its last look is everywhere
 // (step S3); otherwise it looks at its own share and, if nobody spins, takes
-// the role instead of blocking (step N3).
+// the role instead of blocking (step N3), and, while the spinner keeps the
+// role, may be the keep watcher (above).
 ult* park(runtime* rt, worker* w, bool was_spinning) {
     ult* found = nullptr;
+    bool watching = false;
     sleep::fall_asleep(
         [&] {  // step 1: in the parked set, and counted in `sleepers`
-            lock_guard<spinlock> g(rt->park_lock);
-            w->wake_word.store(0, memory_order_relaxed);
-            w->parked = true;
-            rt->parked.push_back(w);
-            rt->sleepers.fetch_add(1, memory_order_seq_cst);
+            {
+                lock_guard<spinlock> g(rt->park_lock);
+                w->wake_word.store(0, memory_order_relaxed);
+                w->parked = true;
+                rt->parked.push_back(w);
+                rt->sleepers.fetch_add(1, memory_order_seq_cst);
+            }
+            if (!was_spinning && has_roles(rt)) watching = stand_watch(rt, w);
         },
         // Step 2: pairs with the light fence in notify_work (store-buffering:
         // with a full fence on both sides, one of us must see the other's write).
@@ -206,10 +283,12 @@ ult* park(runtime* rt, worker* w, bool was_spinning) {
         [&] {  // step 3: look once more after announcing ourselves
             found = pick(w, true, /*steal=*/was_spinning || !has_roles(rt));
             return found != nullptr || rt->stopping.load(memory_order_acquire) ||
-                   (!was_spinning && try_spin(rt, w));
+                   (!was_spinning && (try_spin(rt, w) || (watching && take_expired_role(rt, w))));
         },
-        [&] { sleep_on_wake_word(rt, w); },  // step 4
-        [&] { unpark_self(rt, w); });        // step 5: leave the set if no waker took us out
+        [&] {  // step 4 (the keep watcher: for one watch period at most)
+            sleep_on_wake_word(rt, w, watching ? monotonic_ns() + tun::ws_keep_watch_ns : INT64_MAX);
+        },
+        [&] { unpark_self(rt, w); });  // step 5: leave the set if no waker took us out
     return found;
 }
 
@@ -305,7 +384,11 @@ void notify_work(worker* self) {
             if (from < 0) return;  // looking
             if (self != nullptr && self->index == from) {
                 std::int64_t until = s->spin_keep_until.load(memory_order_relaxed);
-                if (until == 0 || monotonic_ns() < until) return;
+                if (until == 0) return;  // a nap: it ends within tun::ws_nap_max_ns, and s looks
+                if (monotonic_ns() < until) {
+                    watch_kept_role(rt);  // held back: someone must look once the keep has run out
+                    return;
+                }
             }
         }
         if (!rt->spinner.compare_exchange_strong(s, nullptr, memory_order_seq_cst)) return;
@@ -342,6 +425,7 @@ void worker_idle_loop(worker* w) {
                 return;
             }
             if (w->dropped.load(memory_order_relaxed)) {
+                end_watch(rt, w);
                 stop_spinning(rt, w);
                 if ((next = w->inbox.pop()) == nullptr) next = go_dormant(rt, w);
                 stages.reset();
@@ -365,6 +449,7 @@ void worker_idle_loop(worker* w) {
             // looks. Looking, it keeps the role against every push.
             if (w->spin_for.load(memory_order_relaxed) >= 0) w->spin_for.store(-1, memory_order_relaxed);
             const bool spinning = is_spinner(rt, w) || try_spin(rt, w) || !has_roles(rt);
+            if (spinning) end_watch(rt, w);  // a watcher that took the role (take_expired_role) watches no more
             if (spinning || polling) {
                 if (may_have_work(rt, w) && (next = pick(w, true, /*steal=*/true)) != nullptr) break;
             } else if ((next = pick(w)) != nullptr) {
@@ -405,6 +490,7 @@ void worker_idle_loop(worker* w) {
                 break;
             }
         }
+        end_watch(rt, w);  // runs a thread: watches nothing meanwhile
         if (is_spinner(rt, w)) {
             // Found work as the spinning worker: keep the role while it runs
             // if the policy asks, else hand it on.

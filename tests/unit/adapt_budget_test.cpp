@@ -1,7 +1,9 @@
 // Class: requirement, negative, whitebox. The machine-wide core budget (src/adapt/budget.hpp): the
 // division rule on its own, shares of members in one process (several core_budget objects are several
 // members), members in child processes that are killed, slots forged in the segment (a dead pid, a
-// recycled pid, a live process), and segments that are not a budget of this layout.
+// recycled pid, a live process), segments that are not a budget of this layout, and the adaptive
+// controller as one of two members (its bound follows its share: it gives workers back at once when
+// another member needs them and takes them again when that member wants fewer or leaves).
 //
 // Every case uses its own segment, /weft-budget-test-<pid>-<n>, and unlinks it at the end. Nothing
 // waits on time except the one case about a segment whose creator never finished it, which waits
@@ -28,6 +30,11 @@
 #include <gtest/gtest.h>
 
 #include "adapt/budget.hpp"
+#include "adapt/controller.hpp"
+#include "core/runtime.hpp"
+#include "support/scripted_probe.hpp"
+#include "support/weft_test.hpp"
+#include "weft/weft.h"
 
 namespace {
 
@@ -433,6 +440,121 @@ TEST_F(CoreBudget, concurrent_join_and_leave) {
     EXPECT_EQ(failures.load(), 0);
     auto observer = join(1, 4);
     EXPECT_EQ(observer->members(), 1);
+}
+
+// --- The controller as a member ----------------------------------------------------------------------
+// A running runtime of 4 workers whose controller (src/adapt/controller.hpp) reads a scripted probe and
+// holds one membership (want 4, 4 CPUs); the other member is a core_budget object of the test, standing
+// for another weft process. Each step is driven by the test: nothing waits on time.
+
+class ControllerInBudget : public CoreBudget {
+protected:
+    void SetUp() override {
+        CoreBudget::SetUp();
+        weft_config_t c = wt::config(4);
+        c.adapt = "off";  // no controller of the runtime's own: the test drives this one
+        ASSERT_EQ(weft_init(&c), 0);
+        auto p = std::make_unique<wt::scripted_probe>();
+        probe_ = p.get();
+        weft::detail::adapt::params prm;
+        prm.interval_ms = 100;
+        prm.bad_readings = 2;
+        prm.good_readings = 3;
+        ctl_ = std::make_unique<weft::detail::adapt::controller>(weft::detail::g_rt, std::move(p), prm,
+                                                                 join(4, 4));
+    }
+    void TearDown() override {
+        ctl_.reset();
+        if (weft_is_initialized() != 0) {
+            EXPECT_EQ(weft_finalize(), 0);
+        }
+        CoreBudget::TearDown();
+    }
+    int active() const { return weft::detail::g_rt->active.load(); }
+    std::uint64_t readings() const { return weft::detail::g_rt->adapt_readings.load(); }
+    void step_with(weft::detail::adapt::reading r) {
+        probe_->readings.push_back(r);
+        ctl_->step();
+    }
+    // `n` good readings, answering every toe test with yes.
+    void good_steps(int n) {
+        for (int i = 0; i < n; ++i) {
+            probe_->toe_answers.push_back(true);
+            step_with(wt::good_reading);
+        }
+        probe_->toe_answers.clear();
+    }
+
+    wt::watchdog dog_{wt::default_test_limit(), "ControllerInBudget"};
+    wt::scripted_probe* probe_ = nullptr;
+    std::unique_ptr<weft::detail::adapt::controller> ctl_;
+};
+
+// requirement: when another member joins and the division lowers this process's share below its
+// active workers, the next step gives the difference back at once, before and instead of a reading
+// (the probe is not read: a reading about the old count would judge workers it no longer runs); it
+// stays at its share whatever the readings say; when the other wants fewer, or leaves, the toe tests
+// take the workers again, one at a time, up to the new share and no further.
+TEST_F(ControllerInBudget, gives_workers_back_at_once_when_another_member_joins_and_takes_them_again_after) {
+    good_steps(1);
+    ASSERT_EQ(active(), 4);
+    EXPECT_EQ(ctl_->budget_share(), 4);
+    EXPECT_EQ(ctl_->budget_members(), 1);
+
+    auto other = join(4, 4);  // wants 4 of the 4 CPUs too: 2 each
+    const std::uint64_t before = readings();
+    step_with(wt::bad_reading);
+    EXPECT_EQ(active(), 2) << "the step after the other member joined gave back down to the share";
+    EXPECT_EQ(ctl_->budget_share(), 2);
+    EXPECT_EQ(ctl_->budget_members(), 2);
+    EXPECT_EQ(readings(), before) << "the give-back step read the probe";
+    EXPECT_EQ(probe_->readings.size(), 1u) << "the give-back step consumed a reading";
+    probe_->readings.clear();
+    weft_stats_t s;
+    ASSERT_EQ(weft_stats_get(&s), 0);
+    EXPECT_EQ(s.workers_dropped, 2u);
+
+    // At its share, good readings ask for no toe test and add nothing.
+    good_steps(6);
+    EXPECT_EQ(active(), 2);
+    EXPECT_TRUE(probe_->toe_asked.empty());
+
+    // The other wants 1: the division gives this process 3; the toe test adds one worker, then stops.
+    other->set_want(1);
+    good_steps(3);
+    EXPECT_EQ(ctl_->budget_share(), 3);
+    EXPECT_EQ(probe_->toe_asked, std::vector<int>{3});
+    EXPECT_EQ(active(), 3);
+    good_steps(6);
+    EXPECT_EQ(active(), 3);
+    EXPECT_EQ(probe_->toe_asked.size(), 1u);
+
+    // The other leaves: 4 again, after three good readings and a toe test.
+    other.reset();
+    good_steps(3);
+    EXPECT_EQ(ctl_->budget_members(), 1);
+    EXPECT_EQ(ctl_->budget_share(), 4);
+    EXPECT_EQ(probe_->toe_asked, (std::vector<int>{3, 4}));
+    EXPECT_EQ(active(), 4);
+}
+
+// requirement: a member that drops workers on bad readings keeps its share (its want stays what it
+// runs when the machine lets it): the other member's share does not grow, and when the readings turn
+// good the toe tests take the dropped workers back up to the share. Giving a dropped worker's CPU to
+// the other member would hand it a CPU that the probe has just found taken by a competitor.
+TEST_F(ControllerInBudget, dropping_workers_keeps_the_share_and_the_toe_tests_take_them_back) {
+    auto other = join(4, 4);
+    step_with(wt::good_reading);  // the give-back: 2 each
+    ASSERT_EQ(active(), 2);
+    probe_->readings.clear();
+    step_with(wt::bad_reading);
+    step_with(wt::bad_reading);
+    EXPECT_EQ(active(), 1);
+    EXPECT_EQ(ctl_->budget_share(), 2);
+    EXPECT_EQ(other->share(), 2) << "the other member's share grew when this one dropped a worker";
+    good_steps(3);
+    EXPECT_EQ(probe_->toe_asked, std::vector<int>{2});
+    EXPECT_EQ(active(), 2);
 }
 
 }  // namespace

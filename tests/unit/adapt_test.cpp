@@ -9,7 +9,6 @@
 
 #include <atomic>
 #include <cerrno>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -17,6 +16,7 @@
 #include "adapt/controller.hpp"
 #include "core/runtime.hpp"
 #include "support/fil_fib.hpp"
+#include "support/scripted_probe.hpp"
 #include "support/weft_test.hpp"
 #include "weft/filament.hpp"
 #include "weft/weft.hpp"
@@ -235,31 +235,9 @@ INSTANTIATE_TEST_SUITE_P(All, AdaptDropped, ::testing::Values("fifo", "lifo", "d
 
 // --- The controller's decisions ---------------------------------------------------------
 
-// Readings and toe-test answers given by the test, one per call, and what
-// try_more was asked.
-class scripted_probe final : public ad::probe {
-public:
-    std::deque<ad::reading> readings;
-    std::deque<bool> toe_answers;
-    std::vector<int> toe_asked;
-    const char* name() const override { return "scripted"; }
-    ad::reading read(weft::detail::runtime*, int) override {
-        if (readings.empty()) return {};
-        ad::reading r = readings.front();
-        readings.pop_front();
-        return r;
-    }
-    bool try_more(weft::detail::runtime*, int n) override {
-        toe_asked.push_back(n);
-        if (toe_answers.empty()) return false;
-        bool a = toe_answers.front();
-        toe_answers.pop_front();
-        return a;
-    }
-};
-
-constexpr ad::reading bad{true, false};
-constexpr ad::reading good{false, false};
+using wt::scripted_probe;
+constexpr ad::reading bad = wt::bad_reading;
+constexpr ad::reading good = wt::good_reading;
 
 class AdaptController : public AdaptApi {
 protected:

@@ -1,16 +1,16 @@
 // Work/span measurement and the trace. Class: requirement.
 //
-// A balanced fork tree whose only work is in its leaves has known work T1 (the
-// sum of the leaves) and span T-inf (the longest leaf: every root-to-leaf path
-// holds one leaf and only forks and joins besides): the runtime's figures must
-// be within 10% of them. The runtime times strands on the wall clock, so a
-// leaf's truth is its own wall-clock duration: if the OS deschedules the test
-// in the middle of a leaf (CI runs tests two at a time on two CPUs), truth and
-// measurement both grow. Leaves spin on CPU time, so that they do the same work
-// whatever the load.
+// The profiler's arithmetic along fork/join edges (core/profile.hpp) is tested
+// in logical units, which the machine's load cannot move: the runtime's
+// logical clock counts only the units each strand declares
+// (profile_logical_advance), so a fork tree whose nodes declare known units
+// has an exact work T1 (the sum) and span T-inf (the heaviest root-to-leaf
+// path), and the runtime's figures must equal them. How close the wall-clock
+// figures come to the truth is a benchmark's question, not a test's.
 #include <gtest/gtest.h>
 
 #include <time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -23,9 +23,9 @@
 
 #include <weft/weft.hpp>
 
-namespace {
+#include "core/profile.hpp"
 
-constexpr double leaf_ms = 4.0;
+namespace {
 
 double thread_cpu_ms() {
     timespec ts;
@@ -40,25 +40,28 @@ void spin_ms(double ms) {
     }
 }
 
-// Truth, from the leaves' own wall-clock durations (ns).
-std::atomic<std::uint64_t> leaf_sum{0};
-std::atomic<std::uint64_t> leaf_max{0};
+// A fork tree in logical units. An inner node declares `before` units, forks
+// its left subtree, runs its right one, joins, then declares `after` units.
+// Leaf k (0-based, left to right) declares (k + 1) * `leaf` units, in two
+// halves with a yield between them (a strand that a switch cuts in two).
+// So the rightmost leaf is the heaviest and every root-to-leaf path holds
+// `depth` inner nodes: T-inf = depth * (before + after) + 2^depth * leaf.
+constexpr std::uint64_t before = 3, after = 5, leaf = 100;
 
-void tree(int depth) {
+void tree(int depth, std::uint64_t index) {
+    using weft::detail::profile_logical_advance;
     if (depth == 0) {
-        auto start = std::chrono::steady_clock::now();
-        spin_ms(leaf_ms);
-        auto ns = static_cast<std::uint64_t>(
-            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
-        leaf_sum += ns;
-        std::uint64_t m = leaf_max.load();
-        while (ns > m && !leaf_max.compare_exchange_weak(m, ns)) {
-        }
+        std::uint64_t units = (index + 1) * leaf;
+        profile_logical_advance(units / 2);
+        weft_thread_yield();
+        profile_logical_advance(units - units / 2);
         return;
     }
-    auto left = weft::spawn(tree, depth - 1);
-    tree(depth - 1);
+    profile_logical_advance(before);
+    auto left = weft::spawn(tree, depth - 1, 2 * index);
+    tree(depth - 1, 2 * index + 1);
     left.join();
+    profile_logical_advance(after);
 }
 
 struct tree_case {
@@ -68,31 +71,36 @@ struct tree_case {
 
 class Profile : public testing::TestWithParam<tree_case> {};
 
-TEST_P(Profile, work_and_span_of_a_balanced_tree_within_ten_percent) {
+// The logical clock for one test, removed whatever the test's end.
+struct logical_clock_scope {
+    logical_clock_scope() { weft::detail::profile_use_logical_clock(true); }
+    ~logical_clock_scope() { weft::detail::profile_use_logical_clock(false); }
+};
+
+TEST_P(Profile, work_and_span_of_a_fork_tree_are_exact_in_logical_units) {
     weft_config_t cfg{};
     cfg.workers = GetParam().workers;
     cfg.sched = GetParam().sched;
     cfg.measure = 1;
+    logical_clock_scope logical;
     ASSERT_EQ(weft_init(&cfg), 0);
-    constexpr int depth = 3;  // 8 leaves
-    leaf_sum = 0;
-    leaf_max = 0;
+    constexpr int depth = 4;  // 16 leaves
+    constexpr std::uint64_t leaves = 1u << depth;
     ASSERT_EQ(weft_stats_reset(), 0);
-    tree(depth);
+    tree(depth, 0);
     weft_stats_t s{};
     ASSERT_EQ(weft_stats_get(&s), 0);
     ASSERT_EQ(weft_finalize(), 0);
 
-    double const work_ms = s.work_ns / 1e6, span_ms = s.span_ns / 1e6;
-    double const true_work = leaf_sum / 1e6, true_span = leaf_max / 1e6;
-    EXPECT_GE(true_work, (1 << depth) * leaf_ms);
-    EXPECT_NEAR(work_ms, true_work, 0.10 * true_work) << "T1 measured " << work_ms << " ms";
-    EXPECT_NEAR(span_ms, true_span, 0.10 * true_span) << "T-inf measured " << span_ms << " ms";
+    const std::uint64_t work = (leaves - 1) * (before + after) + leaf * leaves * (leaves + 1) / 2;
+    const std::uint64_t span = depth * (before + after) + leaf * leaves;
+    EXPECT_EQ(s.work_ns, work) << "T1, in units";
+    EXPECT_EQ(s.span_ns, span) << "T-inf, in units";
 }
 
 INSTANTIATE_TEST_SUITE_P(Schedulers, Profile,
                          testing::Values(tree_case{1, "fifo"}, tree_case{1, "lifo"}, tree_case{2, "fifo"},
-                                         tree_case{1, "dfs"}, tree_case{2, "dfs"}),
+                                         tree_case{1, "dfs"}, tree_case{2, "dfs"}, tree_case{2, "ws"}),
                          [](const testing::TestParamInfo<tree_case>& i) {
                              return std::string(i.param.sched) + "_" + std::to_string(i.param.workers) + "w";
                          });
@@ -101,7 +109,7 @@ TEST(Profile, off_unless_asked) {
     weft_config_t cfg{};
     cfg.workers = 1;
     ASSERT_EQ(weft_init(&cfg), 0);
-    tree(2);
+    tree(2, 0);
     weft_stats_t s{};
     ASSERT_EQ(weft_stats_get(&s), 0);
     ASSERT_EQ(weft_finalize(), 0);

@@ -4,6 +4,7 @@
 // *Concurrency (the TSan set), steals, statistics and parking on two workers.
 // Behaviour only: counts, orders and bounds, never timings.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "core/runtime.hpp"
+#include "core/spawn.hpp"
 #include "core/ult.hpp"
 #include "core/wait.hpp"
 #include "support/weft_test.hpp"
@@ -688,6 +690,86 @@ TEST(SchedWsConcurrency, parallel_tree_spreads_from_one_spinner_to_parked_worker
         }
     });
     EXPECT_GT(std::popcount(seen_mask.load()), 2) << "the tree ran on workers " << seen_mask.load();
+}
+
+// requirement: work that a kept spinning role holds back is not held back for
+// good. A spinner that keeps the role while it runs a thread it stole
+// (spinner_keep_ns) lets its victim's pushes made within the keep wake nobody;
+// if both threads then busy-wait for that work, and nothing else is pushed,
+// only a worker that re-checks the kept role can run it (core/sleep/README.md,
+// "The spinning worker", the keep watcher). Whitebox: on 3 workers, with one
+// parked, a thread pinned to worker S puts S in the state that the idle loop
+// leaves after such a steal from worker V (the role, spin_for = V, a keep of
+// 200 ms: long, so that V's push surely falls within it whatever the load),
+// then busy-waits on a flag; main, on V, makes a blocked thread ready (a push
+// on V's deque) that sets the flag, and busy-waits on it too. The flag must be
+// set: by the stolen thread once the keep has run out, within the 20 s that
+// main waits (without the watcher it never is: nothing wakes the parked worker).
+TEST(SchedWsConcurrency, work_held_back_by_a_kept_role_runs_though_both_threads_busy_wait) {
+    using namespace weft::detail;
+    constexpr int workers = 3;
+    wt::scoped_env no_adapt("WEFT_ADAPT", "off");  // all three workers stay active whatever the load
+    START_RUNTIME("ws", workers);
+    runtime* rt = g_rt;
+    struct shared {
+        weft_sem_t sem;
+        std::atomic<bool> flag{false};  // set by the held-back thread
+        std::atomic<bool> kept{false};  // the pinned thread has put its worker in the keep
+        std::atomic<bool> give_up{false};
+        std::atomic<int> victim{-1};
+    } sh;
+    ASSERT_EQ(weft_sem_init(&sh.sem, 0), 0);
+    // The thread to hold back: blocks now, made ready later by main's post.
+    weft_thread_t setter = spawn(
+        [](void* p) -> void* {
+            auto* sh = static_cast<shared*>(p);
+            EXPECT_EQ(weft_sem_wait(&sh->sem), 0);
+            sh->flag.store(true);
+            return nullptr;
+        },
+        &sh);
+    // Main runs alone now: the other two workers park. No weft call from here
+    // to the post: main must stay on its worker (V).
+    const auto settle_by = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (rt->sleepers.load() != workers - 1 || rt->spinner.load() != nullptr) {
+        ASSERT_LT(std::chrono::steady_clock::now(), settle_by) << "the idle workers never parked";
+        sched_yield();
+    }
+    const int v = weft_worker_id();
+    sh.victim.store(v);
+    ult* keeper = nullptr;
+    ASSERT_EQ(create_ult(current_worker(), nullptr,
+                         [](void* p) -> void* {
+                             auto* sh = static_cast<shared*>(p);
+                             runtime* rt = g_rt;
+                             worker* self = current_worker();
+                             // Waking to run this thread, the worker may have taken the role and
+                             // handed it on to the parked one: wait until that one parks again.
+                             while (rt->sleepers.load() != 1 || rt->spinner.load() != nullptr) sched_yield();
+                             worker* none = nullptr;
+                             EXPECT_TRUE(rt->spinner.compare_exchange_strong(none, self));
+                             self->spin_keep_until.store(monotonic_ns() + 200'000'000);
+                             self->spin_for.store(sh->victim.load());
+                             sh->kept.store(true);
+                             while (!sh->flag.load() && !sh->give_up.load()) {
+                             }
+                             return nullptr;
+                         },
+                         &sh, 0, nullptr, &keeper),
+              0);
+    keeper->pinned_worker = (v + 1) % workers;
+    launch_ult(current_worker(), keeper);
+    while (!sh.kept.load()) sched_yield();
+    ASSERT_EQ(weft_sem_post(&sh.sem), 0);  // the push, on V's deque, within the keep
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!sh.flag.load() && std::chrono::steady_clock::now() < give_up) {
+    }
+    const bool ran = sh.flag.load();
+    sh.give_up.store(true);  // the pinned thread ends; its worker looks, finds the setter, and the test ends
+    EXPECT_TRUE(ran) << "the thread that V pushed within the keep did not run in 20 s";
+    EXPECT_EQ(join_ult(keeper, nullptr, nullptr, nullptr), 0);
+    join(setter);
+    EXPECT_EQ(weft_sem_destroy(&sh.sem), 0);
 }
 
 // requirement (stress): no spawn and no wake-up is lost while the spinning
