@@ -893,7 +893,13 @@ WEFT_API int weft_net_spawn(weft_thread_t *t, int node, const weft_attr_t *attr,
 WEFT_API int weft_net_port_create(weft_port_id_t *id, size_t max_msgs, size_t max_bytes);
 /* Destroys a port of the caller's node: its buffered messages are dropped,
  * the threads blocked sending to it or receiving from it return EPIPE, and
- * its ID is invalid from now on (ENOENT).
+ * its ID is invalid from now on (ENOENT). The senders of the dropped
+ * messages are not told (their sends returned 0 when the messages were
+ * buffered; mpi: a later send to it fails once a message that reached the
+ * destroyed port was sent back as refused): a thread that sends
+ * a request and then waits for its answer should wait with a timeout, or use
+ * weft_rpc_call, whose server answers the requests it drops (weft/rpc.h).
+ * To stop without dropping: weft_net_port_close, drain, then destroy.
  * Errors: ENOTCONN no job; ENOENT no such port (also when its node is not
  *         one of the job's); EPERM the port is on another node. */
 WEFT_API int weft_net_port_destroy(weft_port_id_t id);
