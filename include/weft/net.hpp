@@ -15,8 +15,11 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -50,6 +53,91 @@ public:
 
 inline int self_node() noexcept { return weft_net_self_node(); }
 inline int num_nodes() noexcept { return weft_net_num_nodes(); }
+// The running job's transport ("inproc" or "mpi"); empty if no job runs.
+inline std::string_view transport() noexcept {
+    const char* t = weft_net_transport();
+    return t != nullptr ? std::string_view(t) : std::string_view();
+}
+
+// A weft thread on a node of the job (weft_net_spawn), running a callable
+// with no result. join() waits for it and rethrows what it threw; destroying
+// a joinable one joins it (discarding what it threw), like std::jthread.
+class node_thread {
+public:
+    node_thread() = default;
+    node_thread(node_thread&& o) noexcept
+        : handle_(std::exchange(o.handle_, WEFT_THREAD_NULL)), state_(std::exchange(o.state_, nullptr)) {}
+    node_thread& operator=(node_thread&& o) noexcept {
+        if (this != &o) {
+            reset();
+            handle_ = std::exchange(o.handle_, WEFT_THREAD_NULL);
+            state_ = std::exchange(o.state_, nullptr);
+        }
+        return *this;
+    }
+    node_thread(const node_thread&) = delete;
+    node_thread& operator=(const node_thread&) = delete;
+    ~node_thread() { reset(); }
+
+    bool joinable() const noexcept { return handle_ != WEFT_THREAD_NULL; }
+    void join() {
+        if (!joinable()) throw error(EINVAL, "weft::net::node_thread::join: not joinable");
+        weft::detail::check(weft_thread_join(std::exchange(handle_, WEFT_THREAD_NULL), nullptr), "weft_thread_join");
+        std::exception_ptr ex = std::exchange(state_->thrown, nullptr);
+        delete std::exchange(state_, nullptr);
+        if (ex) std::rethrow_exception(ex);
+    }
+
+private:
+    struct state_base {
+        virtual ~state_base() = default;
+        virtual void run() = 0;
+        std::exception_ptr thrown;
+    };
+    template <class F>
+    struct state final : state_base {
+        explicit state(F&& f) : fn(std::move(f)) {}
+        void run() override { fn(); }
+        F fn;
+    };
+    template <class F, class... Args>
+    friend node_thread spawn(int node, F&& f, Args&&... args);
+
+    static void* entry(void* a) {
+        auto* s = static_cast<state_base*>(a);
+        try {
+            s->run();
+        } catch (...) {
+            s->thrown = std::current_exception();
+        }
+        return nullptr;
+    }
+    void reset() noexcept {
+        if (!joinable()) return;
+        (void)weft_thread_join(std::exchange(handle_, WEFT_THREAD_NULL), nullptr);
+        delete std::exchange(state_, nullptr);
+    }
+
+    weft_thread_t handle_ = WEFT_THREAD_NULL;
+    state_base* state_ = nullptr;
+};
+
+// Starts f(args...) on a new weft thread on `node` (weft_net_spawn: its
+// messages are that node's). Throws weft::error: ENOTCONN no job, EINVAL
+// node out of range (mpi: any node but the caller's rank), as
+// weft_thread_create.
+template <class F, class... Args>
+node_thread spawn(int node, F&& f, Args&&... args) {
+    auto call = [fn = std::forward<F>(f), ... a = std::forward<Args>(args)]() mutable { (void)std::invoke(fn, a...); };
+    auto* s = new node_thread::state<decltype(call)>(std::move(call));
+    node_thread t;
+    if (int rc = weft_net_spawn(&t.handle_, node, nullptr, &node_thread::entry, s); rc != 0) {
+        delete s;
+        throw error(rc, "weft_net_spawn");
+    }
+    t.state_ = s;
+    return t;
+}
 
 // A port on the caller's node, destroyed with the object.
 class port {
@@ -117,7 +205,7 @@ std::optional<T> recv_for(const port_id& p, std::chrono::duration<Rep, Period> t
     T v;
     status s{};
     auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count();
-    int rc = weft_net_recv(p, &v, sizeof v, &s, ns < 0 ? 0 : ns);
+    int rc = weft_net_recv(p, &v, sizeof v, &s, ns < 0 ? 0 : ns);  // a negative duration: look once
     if (st != nullptr) *st = s;
     if (rc == ETIMEDOUT) return std::nullopt;
     return net_detail::finish(rc, s, v, "weft_net_recv");

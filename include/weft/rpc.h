@@ -25,7 +25,8 @@ extern "C" {
 /* A C handler: reads in[0..in_len) and writes at most out_cap bytes of reply
  * to out, their number to *out_len. Returns 0, or a positive errno value: the
  * caller then gets EREMOTEIO and, in its out buffer, the text the handler
- * wrote to out (or, if it wrote nothing, "handler returned <n> (<strerror>)").
+ * wrote to out (or, if it wrote nothing, "handler of function <fn_id> returned
+ * <n> (<strerror(n)>)").
  * out_cap is WEFT_RPC_C_REPLY_MAX. */
 typedef int (*weft_rpc_handler_t)(void *arg, const void *in, size_t in_len, void *out, size_t out_cap,
                                   size_t *out_len);
@@ -70,7 +71,9 @@ WEFT_API int weft_rpc_server_destroy(weft_rpc_server_t s);
  * Errors (*out_len is 0 unless said):
  *   ENOTCONN  no job
  *   EINVAL    null out_len, null in with in_len > 0, null out with out_cap > 0,
- *             negative fn_id, in_len above WEFT_RPC_MAX_PAYLOAD
+ *             negative fn_id, in_len above WEFT_RPC_MAX_PAYLOAD (checked before
+ *             anything is allocated, up to SIZE_MAX), timeout_ns negative other
+ *             than WEFT_NET_FOREVER
  *   ENOENT    no such port
  *   EPIPE     the server stopped before it ran the call (its port was closed
  *             or destroyed while the request was queued or being sent)
@@ -134,7 +137,8 @@ WEFT_API int weft_rpc_call_typed(weft_port_id_t port, int fn_id, uint64_t sig, c
 WEFT_API int weft_net_name_register(const char *name, weft_port_id_t port);
 /* Waits until `name` is registered, at most timeout_ns (0: look once;
  * WEFT_NET_FOREVER: no limit), and stores its port in *port.
- * Errors: ENOTCONN; EINVAL null name, empty, or null port; ENAMETOOLONG;
+ * Errors: ENOTCONN; EINVAL null name, empty, null port, or timeout_ns
+ *         negative other than WEFT_NET_FOREVER; ENAMETOOLONG;
  *         ETIMEDOUT not registered in time. */
 WEFT_API int weft_net_name_lookup(const char *name, weft_port_id_t *port, int64_t timeout_ns);
 /* Errors: ENOTCONN; EINVAL; ENAMETOOLONG; ENOENT the name is not registered. */

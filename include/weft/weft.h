@@ -793,8 +793,14 @@ WEFT_API int weft_fil_stats_reset(void);
  *
  * Message-passing calls take a relative timeout in nanoseconds (a receive
  * with a timeout is written that way far more often than with a deadline):
- * WEFT_NET_FOREVER waits without limit. */
+ * WEFT_NET_FOREVER waits without limit, 0 only looks, and any other negative
+ * value is refused (EINVAL). */
 #define WEFT_NET_FOREVER (-1)
+
+/* The most bytes a port may buffer (max_bytes of weft_net_port_create), and
+ * so the longest message any port takes: 2^40 (1 TiB). A bound that keeps a
+ * port's byte count and a message's allocation from overflowing. */
+#define WEFT_NET_PORT_MAX_BYTES ((size_t)1 << 40)
 
 /* The most ports one weft_net_recv_any may wait on. */
 #define WEFT_NET_RECV_ANY_MAX 64
@@ -851,6 +857,10 @@ WEFT_API int weft_net_init(const weft_net_config_t *cfg);
  * waits is declared so then), and it calls MPI_Finalize if weft_net_init
  * initialised MPI, unless a rank was declared dead (Open MPI's MPI_Finalize
  * can wait for a dead rank for ever; a line on stderr says it was skipped).
+ * Returns 0 also when a rank was declared dead, during the job or while this
+ * call waited for it (its messages are dropped; stderr names it). With
+ * WEFT_NET_PEER_TIMEOUT=off a dead rank is never declared, and this call
+ * waits for its bye for ever.
  * Errors: ENOTCONN no job is running; EBUSY a thread is blocked sending to or
  *         receiving from a port (nothing is changed).
  * Undefined: a thread entering a weft_net_* call on a port of this job while
@@ -858,6 +868,10 @@ WEFT_API int weft_net_init(const weft_net_config_t *cfg);
 WEFT_API int weft_net_finalize(void);
 /* The number of nodes of the running job, 0 if none. Contexts: any. */
 WEFT_API int weft_net_num_nodes(void);
+/* The transport the running job runs on, as WEFT_NET spells it ("inproc" or
+ * "mpi"), or NULL if no job is running. The string is static.
+ * Contexts: any. */
+WEFT_API const char *weft_net_transport(void);
 /* The caller's node: the node it was spawned on (weft_net_spawn), inherited
  * by the threads it creates; 0 for other threads and for external kernel
  * threads; -1 if no job is running. Contexts: any. */
@@ -869,15 +883,25 @@ WEFT_API int weft_net_spawn(weft_thread_t *t, int node, const weft_attr_t *attr,
 
 /* Creates a port on the caller's node that buffers at most max_msgs
  * messages and at most max_bytes bytes of them (a send blocks while the
- * next message would pass either bound).
- * Errors: ENOTCONN no job; EINVAL null id, max_msgs or max_bytes 0;
- *         ENOSPC the node has 2^20 ports; ENOMEM. */
+ * next message would pass either bound). max_msgs may be anything from 1 to
+ * SIZE_MAX (SIZE_MAX: bounded by bytes alone); max_bytes from 1 to
+ * WEFT_NET_PORT_MAX_BYTES. Nothing is allocated for either bound: a port's
+ * memory is what it buffers.
+ * Errors: ENOTCONN no job; EINVAL null id, max_msgs 0, max_bytes 0 or
+ *         above WEFT_NET_PORT_MAX_BYTES; ENOSPC the node has 2^20 ports;
+ *         ENOMEM. */
 WEFT_API int weft_net_port_create(weft_port_id_t *id, size_t max_msgs, size_t max_bytes);
 /* Destroys a port of the caller's node: its buffered messages are dropped,
  * the threads blocked sending to it or receiving from it return EPIPE, and
- * its ID is invalid from now on (ENOENT).
- * Errors: ENOTCONN no job; ENOENT no such port; EPERM the port is on
- *         another node. */
+ * its ID is invalid from now on (ENOENT). The senders of the dropped
+ * messages are not told (their sends returned 0 when the messages were
+ * buffered; mpi: a later send to it fails once a message that reached the
+ * destroyed port was sent back as refused): a thread that sends
+ * a request and then waits for its answer should wait with a timeout, or use
+ * weft_rpc_call, whose server answers the requests it drops (weft/rpc.h).
+ * To stop without dropping: weft_net_port_close, drain, then destroy.
+ * Errors: ENOTCONN no job; ENOENT no such port (also when its node is not
+ *         one of the job's); EPERM the port is on another node. */
 WEFT_API int weft_net_port_destroy(weft_port_id_t id);
 /* Closes a port of the caller's node for new messages, keeping it: later
  * sends, and the threads blocked sending to it, return EPIPE; receivers take
@@ -897,7 +921,10 @@ WEFT_API int weft_net_port_close(weft_port_id_t id);
  * Contexts: weft thread (blocks only the thread) or external.
  * Errors: ENOTCONN no job; ENOENT no such port (node, index or generation;
  *         destroyed); EMSGSIZE len is above the port's max_bytes (it could
- *         never be buffered); EPIPE the port was destroyed while the sender
+ *         never be buffered; decided before anything is allocated for the
+ *         message, whatever len is, up to SIZE_MAX; mpi: also len above
+ *         2^30, the longest message a frame announces); EPIPE the port is
+ *         closed, or the port was destroyed while the sender
  *         waited for room (the message is not delivered); EHOSTDOWN (mpi)
  *         the port's node is declared dead: it answered nothing for
  *         WEFT_NET_PEER_TIMEOUT (default 30 s) while this or another thread
@@ -908,16 +935,20 @@ WEFT_API int weft_net_port_close(weft_port_id_t id);
  *         EINVAL null buf with len > 0; ENOMEM. */
 WEFT_API int weft_net_send(weft_port_id_t to, int32_t tag, const void *buf, size_t len);
 /* Receives the oldest message of `port` (a port of the caller's node) into
- * buf (cap bytes), waiting at most timeout_ns (WEFT_NET_FOREVER: no limit).
+ * buf (cap bytes), waiting at most timeout_ns (WEFT_NET_FOREVER: no limit;
+ * 0: looks once, as weft_net_try_recv but with ETIMEDOUT).
  * st (may be NULL) gets its tag, source, length and times.
- * Errors: ENOTCONN no job; ENOENT no such port; EPERM the port is on
- *         another node; ETIMEDOUT nothing arrived in time; EMSGSIZE the
- *         oldest message is longer than cap: it stays queued, st->len says
- *         its length; EPIPE the port was destroyed while the caller waited;
- *         EINVAL null buf with cap > 0. */
+ * Errors: ENOTCONN no job; ENOENT no such port (also when its node is not
+ *         one of the job's); EPERM the port is on another node; ETIMEDOUT
+ *         nothing arrived in time; EMSGSIZE the oldest message is longer than
+ *         cap: it stays queued, st->len says its length; EPIPE the port was
+ *         destroyed while the caller waited, or it is closed and holds no
+ *         message (at once, without waiting); EINVAL null buf with cap > 0,
+ *         timeout_ns negative other than WEFT_NET_FOREVER. */
 WEFT_API int weft_net_recv(weft_port_id_t port, void *buf, size_t cap, weft_net_status_t *st, int64_t timeout_ns);
 /* weft_net_recv that never blocks. Errors: EAGAIN no message is receivable
- * now; as weft_net_recv. */
+ * now (the port is open); EPIPE the port is closed and holds no message (a
+ * closed port's buffered messages are received first); as weft_net_recv. */
 WEFT_API int weft_net_try_recv(weft_port_id_t port, void *buf, size_t cap, weft_net_status_t *st);
 /* Receives from whichever of ports[0..n-1] (ports of the caller's node) has a
  * receivable message first; ports earlier in the array are looked at first.

@@ -47,6 +47,8 @@ namespace weft::detail {
 
 namespace {
 
+atomic<wait_object_namer> g_namer{nullptr};
+
 // A thread blocked in a weft primitive: a ult, or a kernel thread outside weft.
 struct blocked {
     const void* self;  // its lock-owner identity: the ult, or outside_owner_id(tid)
@@ -165,7 +167,12 @@ void describe(const snapshot& s, const blocked& b) {
     else
         std::fprintf(stderr, "  kernel thread outside weft (tid %d)", b.tid);
     std::fprintf(stderr, " waits in %s", b.what);
-    if (b.object != nullptr) std::fprintf(stderr, " on %p", b.object);
+    char name[96];
+    wait_object_namer namer = g_namer.load(memory_order_acquire);
+    if (b.object != nullptr && namer != nullptr && namer(b.what, b.object, name, sizeof name))
+        std::fprintf(stderr, " on %s", name);
+    else if (b.object != nullptr)
+        std::fprintf(stderr, " on %p", b.object);
     const void* holder = awaited(b.what, b.object);
     if (std::strcmp(b.what, "weft_thread_join") == 0) {
         std::fprintf(stderr, " (thread %" PRIu64 ")", static_cast<const ult*>(b.object)->id);
@@ -230,6 +237,8 @@ void warn(const snapshot& s, std::int64_t quiet_ns) {
 }
 
 }  // namespace
+
+void set_wait_object_namer(wait_object_namer f) { g_namer.store(f, memory_order_release); }
 
 void check_deadlock(runtime* rt, std::int64_t quiet_ns, std::uint64_t outside_gen) {
     std::uint64_t generation = 0;

@@ -177,6 +177,48 @@ std::string byte_suffixes() {
     return s;
 }
 
+// --- The message-passing transport's variables (docs/design/mpi.md) --------------------
+// The peer timeout (docs/design/mpi.md, "A rank that dies"). Default: 30 s,
+// three to four orders of magnitude above the longest a live peer takes to
+// answer (its progress runs at every scheduling point, at most 1 ms apart
+// when idle, plus a scheduler quantum of milliseconds when its rank waits for
+// a CPU), and short against a user's patience with a hung program.
+constexpr unsigned long long kPeerTimeoutDefaultMs = 30'000;
+constexpr unsigned long long kPeerTimeoutMinMs = 100;         // below, scheduling noise could look like death
+constexpr unsigned long long kPeerTimeoutMaxMs = 86'400'000;  // a day
+
+int read_mpi_thread(bool* multiple) {
+    static constexpr std::string_view kWords[] = {"funneled", "multiple"};
+    *multiple = false;
+    if (const char* v = env_value("WEFT_MPI_THREAD"); v != nullptr) {
+        int k = find_keyword(v, kWords);
+        if (k < 0) {
+            complain("WEFT_MPI_THREAD", v, "one of " + join_words(kWords));
+            return EINVAL;
+        }
+        *multiple = k == 1;
+    }
+    return 0;
+}
+
+int read_peer_timeout(std::int64_t* ns) {
+    *ns = std::int64_t(kPeerTimeoutDefaultMs) * 1'000'000;
+    if (const char* v = env_value("WEFT_NET_PEER_TIMEOUT"); v != nullptr) {
+        unsigned long long ms = 0;
+        if (iequals(v, "off")) {
+            *ns = 0;
+        } else if (parse_count(v, kPeerTimeoutMaxMs, &ms) && ms >= kPeerTimeoutMinMs) {
+            *ns = std::int64_t(ms) * 1'000'000;
+        } else {
+            complain("WEFT_NET_PEER_TIMEOUT", v,
+                     "a number of milliseconds from " + std::to_string(kPeerTimeoutMinMs) + " to " +
+                         std::to_string(kPeerTimeoutMaxMs) + ", or off");
+            return EINVAL;
+        }
+    }
+    return 0;
+}
+
 int read_settings(const weft_config_t* cfg, settings* out) {
     settings s;
 
@@ -328,6 +370,11 @@ int read_settings(const weft_config_t* cfg, settings* out) {
 
     // Trace file: a path, taken as written (rule 2); opened by the runtime.
     if (const char* e = env_value("WEFT_TRACE"); e != nullptr) s.trace_path = e;
+
+    // Message passing over MPI: read again by the transport when a job
+    // starts, checked here so that a bad value never waits for that.
+    if (int rc = read_mpi_thread(&s.mpi_thread_multiple); rc != 0) return rc;
+    if (int rc = read_peer_timeout(&s.peer_timeout_ns); rc != 0) return rc;
 
     s.measure = s.stats || (cfg != nullptr && cfg->measure != 0) || !s.trace_path.empty();
     *out = std::move(s);

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -39,7 +40,18 @@ struct settings {
     bool adapt_explicit = false; // asked for (field or variable), not the default
     int adapt_interval_ms = 0;   // WEFT_ADAPT_INTERVAL: 0 = the mode's default
     std::string budget_name;     // WEFT_BUDGET: a shm name, "off", or empty = the per-user default
+    // The message-passing transport's (src/net/mpi.cpp), validated here so that
+    // a bad value is refused whatever the transport, even in a build without MPI.
+    bool mpi_thread_multiple = false;  // WEFT_MPI_THREAD: multiple (true) or funneled
+    std::int64_t peer_timeout_ns = 0;  // WEFT_NET_PEER_TIMEOUT: 0 = off
 };
+
+// WEFT_MPI_THREAD: *multiple true for "multiple", false for "funneled" or
+// unset; EINVAL after the rule-6 line.
+[[nodiscard]] int read_mpi_thread(bool* multiple);
+// WEFT_NET_PEER_TIMEOUT in ns: the default (30 s) when unset, 0 for "off";
+// EINVAL after the rule-6 line.
+[[nodiscard]] int read_peer_timeout(std::int64_t* ns);
 
 // Resolves every setting: the set field, else the variable, else the default.
 // Returns 0, or EINVAL after printing the rule-6 line for the first bad

@@ -33,6 +33,9 @@ void* spawn_entry(void* a) {
 }
 
 }  // namespace
+
+bool bad_timeout(std::int64_t timeout_ns) { return timeout_ns < 0 && timeout_ns != WEFT_NET_FOREVER; }
+
 }  // namespace weft::detail::net
 
 using namespace weft::detail;
@@ -43,6 +46,11 @@ extern "C" {
 WEFT_API int weft_net_num_nodes(void) {
     job* j = current_job();
     return j != nullptr ? int(j->nodes) : 0;
+}
+
+WEFT_API const char* weft_net_transport(void) {
+    job* j = current_job();
+    return j != nullptr ? j->tp->name() : nullptr;
 }
 
 WEFT_API int weft_net_self_node(void) {
@@ -66,7 +74,7 @@ WEFT_API int weft_net_spawn(weft_thread_t* t, int node, const weft_attr_t* attr,
 WEFT_API int weft_net_port_create(weft_port_id_t* id, size_t max_msgs, size_t max_bytes) {
     job* j = current_job();
     if (j == nullptr) return ENOTCONN;
-    if (id == nullptr || max_msgs == 0 || max_bytes == 0) return EINVAL;
+    if (id == nullptr || max_msgs == 0 || max_bytes == 0 || max_bytes > WEFT_NET_PORT_MAX_BYTES) return EINVAL;
     return port_create(*j, self_node(*j), max_msgs, max_bytes, id);
 }
 
@@ -97,7 +105,7 @@ WEFT_API int weft_net_send(weft_port_id_t to, int32_t tag, const void* buf, size
 WEFT_API int weft_net_recv(weft_port_id_t port, void* buf, size_t cap, weft_net_status_t* st, int64_t timeout_ns) {
     job* j = current_job();
     if (j == nullptr) return ENOTCONN;
-    if (buf == nullptr && cap != 0) return EINVAL;
+    if ((buf == nullptr && cap != 0) || bad_timeout(timeout_ns)) return EINVAL;
     weft_net_status_t local;
     return port_recv(*j, self_node(*j), &port, 1, buf, cap, st != nullptr ? st : &local, timeout_ns, false);
 }
@@ -114,7 +122,8 @@ WEFT_API int weft_net_recv_any(const weft_port_id_t* ports, size_t n, void* buf,
                                int64_t timeout_ns) {
     job* j = current_job();
     if (j == nullptr) return ENOTCONN;
-    if (ports == nullptr || st == nullptr || n == 0 || n > WEFT_NET_RECV_ANY_MAX || (buf == nullptr && cap != 0))
+    if (ports == nullptr || st == nullptr || n == 0 || n > WEFT_NET_RECV_ANY_MAX || (buf == nullptr && cap != 0) ||
+        bad_timeout(timeout_ns))
         return EINVAL;
     return port_recv(*j, self_node(*j), ports, n, buf, cap, st, timeout_ns, false);
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/deadlock.hpp"
 #include "core/env.hpp"
 #include "core/runtime.hpp"
 #include "net/port.hpp"
@@ -145,8 +146,12 @@ WEFT_API int weft_net_init(const weft_net_config_t* cfg) {
             g_job.store(nullptr, memory_order_release);
         }
     }
-    if (rc != 0) delete j;
-    else g_finalize_refusal.store(&refuse_finalize, memory_order_release);
+    if (rc != 0) {
+        delete j;
+    } else {
+        g_finalize_refusal.store(&refuse_finalize, memory_order_release);
+        set_wait_object_namer(&name_port_wait);
+    }
     lock_guard<spinlock> g(g_job_lock);
     g_starting = false;
     return rc;

@@ -144,14 +144,8 @@ constexpr int kTagBulk = 2;
 
 // --- Liveness (docs/design/mpi.md, "A rank that dies") -------------------------------
 // A peer that answered nothing (no frame at all) for the peer timeout while a
-// thread waited on it is declared dead. Default: 30 s, three to four orders of
-// magnitude above the longest a live peer takes to answer (its progress runs at
-// every scheduling point, at most 1 ms apart when idle, plus a scheduler quantum
-// of milliseconds when its rank waits for a CPU), and short against a user's
-// patience with a hung program. WEFT_NET_PEER_TIMEOUT (ms) sets it, or `off`.
-constexpr std::int64_t kPeerTimeoutDefaultMs = 30'000;
-constexpr unsigned long long kPeerTimeoutMinMs = 100;         // below, scheduling noise could look like death
-constexpr unsigned long long kPeerTimeoutMaxMs = 86'400'000;  // a day
+// thread waited on it is declared dead. WEFT_NET_PEER_TIMEOUT sets it (its
+// default and bounds: read_peer_timeout, core/env.cpp).
 // A waiter looks at its peer's liveness this many times per timeout; from the
 // first look that finds the peer silent it pings it (a probe frame of id 0,
 // which any live peer's progress answers), at most once per look interval.
@@ -356,28 +350,8 @@ public:
     }
 
     int init(const transport_config&) {
-        multiple_ = false;
-        if (const char* v = env_value("WEFT_MPI_THREAD"); v != nullptr) {
-            if (iequals(v, "multiple")) multiple_ = true;
-            else if (!iequals(v, "funneled")) {
-                complain("WEFT_MPI_THREAD", v, "one of: multiple, funneled");
-                return EINVAL;
-            }
-        }
-        timeout_ns_ = kPeerTimeoutDefaultMs * 1'000'000;
-        if (const char* v = env_value("WEFT_NET_PEER_TIMEOUT"); v != nullptr) {
-            unsigned long long ms = 0;
-            if (iequals(v, "off")) {
-                timeout_ns_ = 0;
-            } else if (parse_count(v, kPeerTimeoutMaxMs, &ms) && ms >= kPeerTimeoutMinMs) {
-                timeout_ns_ = std::int64_t(ms) * 1'000'000;
-            } else {
-                complain("WEFT_NET_PEER_TIMEOUT", v,
-                         "a number of milliseconds from " + std::to_string(kPeerTimeoutMinMs) + " to " +
-                             std::to_string(kPeerTimeoutMaxMs) + ", or off");
-                return EINVAL;
-            }
-        }
+        if (int rc = read_mpi_thread(&multiple_); rc != 0) return rc;
+        if (int rc = read_peer_timeout(&timeout_ns_); rc != 0) return rc;
         int required = multiple_ ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
         int inited = 0, provided = 0;
         MPI_Initialized(&inited);

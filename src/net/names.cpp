@@ -204,8 +204,8 @@ WEFT_API int weft_net_name_lookup(const char* name, weft_port_id_t* port, int64_
     if (current_job() == nullptr) return ENOTCONN;
     std::size_t len = 0;
     if (int rc = check_name(name, &len); rc != 0) return rc;
-    if (port == nullptr) return EINVAL;
-    std::int64_t t = timeout_ns < 0 ? WEFT_NET_FOREVER : timeout_ns;
+    if (port == nullptr || bad_timeout(timeout_ns)) return EINVAL;
+    std::int64_t t = timeout_ns;
     weft_rpc_result_t r{};
     // The server keeps the lookup until its deadline; the caller waits as
     // long (a reply after that is dropped by the thread's next call). A

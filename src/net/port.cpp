@@ -22,6 +22,8 @@
 #include "net/port.hpp"
 
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -59,6 +61,7 @@ struct rx_link {
 };
 
 message* make_message(const msg_header& h, const void* buf, std::size_t len) {
+    if (len > SIZE_MAX - sizeof(message)) return nullptr;  // the callers bound len first; never wrap
     void* mem = std::malloc(sizeof(message) + len);
     if (mem == nullptr) return nullptr;
     auto* m = new (mem) message;
@@ -542,9 +545,21 @@ int port_close(job& j, std::uint32_t self, const weft_port_id_t& id) {
 namespace {
 
 // port_put, or with try_only its form that returns EAGAIN instead of waiting.
+// Whether port `to` takes a message of len bytes at all (0, ENOENT, EPIPE or
+// EMSGSIZE), looked at before anything is allocated for it: len is then at
+// most the port's max_bytes, itself at most WEFT_NET_PORT_MAX_BYTES.
+int admissible(port* p, const weft_port_id_t& to, std::size_t len) {
+    spinlock_ref lk(p->lock);
+    lk.lock();
+    int rc = !live(p, to) ? ENOENT : p->closed ? EPIPE : len > p->max_bytes ? EMSGSIZE : 0;
+    lk.unlock();
+    return rc;
+}
+
 int put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, std::size_t len, bool try_only) {
     port* p = find(j, to);
     if (p == nullptr) return ENOENT;
+    if (int rc = admissible(p, to, len); rc != 0) return rc;
     message* m = nullptr;
     bool waited = false;
     for (;;) {
@@ -658,6 +673,26 @@ int port_recv(job& j, std::uint32_t self, const weft_port_id_t* ids, std::size_t
     std::int64_t deadline = timeout_ns > 0 ? monotonic_ns() + timeout_ns : 0;
     if (n == 1) return recv_one(ps[0], ids[0], buf, cap, st, timeout_ns, deadline, try_only);
     return recv_any(ps, ids, n, buf, cap, st, timeout_ns, deadline, try_only);
+}
+
+bool name_port_wait(const char* /*what*/, const void* object, char* out, std::size_t cap) {
+    job* j = current_job();
+    if (j == nullptr) return false;
+    // Any wait's object may be given: a port is one inside a chunk of the
+    // job's tables (the transports wait on objects of their own too).
+    for (std::uint32_t n = 0; n < j->nodes; ++n) {
+        for (std::uint32_t c = 0; c < kMaxChunks; ++c) {
+            const port* chunk = j->tables[n].chunks[c].load(memory_order_acquire);
+            if (chunk == nullptr) break;
+            if (object < static_cast<const void*>(chunk) || object >= static_cast<const void*>(chunk + kChunkSlots))
+                continue;
+            const auto* p = static_cast<const port*>(object);
+            // The generation the port's ID carries (destroy moves it on).
+            std::snprintf(out, cap, "port {node %u, index %u, gen %u}", p->node, p->index, p->gen);
+            return true;
+        }
+    }
+    return false;
 }
 
 bool any_waiter(job& j, const weft_port_id_t* except, std::size_t n_except) {

@@ -84,6 +84,9 @@ struct job {
 // The running job, or null.
 job* current_job();
 
+// A timeout the API refuses (EINVAL): negative, other than WEFT_NET_FOREVER.
+bool bad_timeout(std::int64_t timeout_ns);
+
 // The C API's operations on `j`; `self` is the caller's node. Errors as
 // include/weft/weft.h documents them.
 [[nodiscard]] int port_create(job& j, std::uint32_t self, std::size_t max_msgs, std::size_t max_bytes,
@@ -108,6 +111,9 @@ job* current_job();
 // Whether a thread waits on a port, other than a receiver on one of
 // except[0..n) (the runtime's own servers, which finalize stops itself).
 [[nodiscard]] bool any_waiter(job& j, const weft_port_id_t* except, std::size_t n);
+// The deadlock report's name of a wait on a port of the running job: its ID
+// (core/deadlock.hpp, wait_object_namer).
+bool name_port_wait(const char* what, const void* object, char* out, std::size_t cap);
 // EBUSY if a thread waits on any port; else destroys every port and frees the tables.
 [[nodiscard]] int close_all(job& j);
 

@@ -95,7 +95,9 @@ extern "C" {
 WEFT_API int weft_rpc_call_typed(weft_port_id_t port, int fn_id, uint64_t sig, const void* in, size_t in_len,
                                  int64_t timeout_ns, weft_rpc_result_t* res) {
     if (current_job() == nullptr) return ENOTCONN;
-    if (res == nullptr || fn_id < 0 || (in == nullptr && in_len != 0) || in_len > WEFT_RPC_MAX_PAYLOAD) return EINVAL;
+    if (res == nullptr || fn_id < 0 || (in == nullptr && in_len != 0) || in_len > WEFT_RPC_MAX_PAYLOAD ||
+        bad_timeout(timeout_ns))
+        return EINVAL;
     *res = weft_rpc_result_t{nullptr, 0};
     caller* c = nullptr;
     if (int rc = get_caller(&c); rc != 0) return rc;

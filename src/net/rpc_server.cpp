@@ -235,9 +235,12 @@ WEFT_API int weft_rpc_server_start(weft_rpc_server_t s, size_t threads, weft_por
     if (int rc = weft_net_port_create(&s->port, kServerPortMsgs, kServerPortBytes); rc != 0) return rc;
     s->started = true;
     int node = s->node = weft_net_self_node();
+    weft_attr_t attr;
+    weft_attr_init(&attr);
+    weft_attr_setname(&attr, "weft-rpc-server");  // how a deadlock report names them
     for (std::size_t i = 0; i < threads; ++i) {
         weft_thread_t t = WEFT_THREAD_NULL;
-        int rc = weft_net_spawn(&t, node, nullptr, &server_main, s);
+        int rc = weft_net_spawn(&t, node, &attr, &server_main, s);
         if (rc == 0) {
             try {
                 s->threads.push_back(t);
@@ -252,8 +255,10 @@ WEFT_API int weft_rpc_server_start(weft_rpc_server_t s, size_t threads, weft_por
         s->threads.clear();
         (void)weft_net_port_destroy(s->port);
         s->started = false;
+        weft_attr_destroy(&attr);
         return rc;
     }
+    weft_attr_destroy(&attr);
     *port = s->port;
     return 0;
 }

@@ -45,7 +45,12 @@ int start_services(job& j) {
     if (!here(0)) return 0;
     weft_port_id_t id{};
     if (int rc = port_create(j, 0, kNamesPortMsgs, kNamesPortBytes, &id); rc != 0) return rc;
-    return weft_net_spawn(&g_names_thread, 0, nullptr, &names_server_main, nullptr);
+    weft_attr_t attr;
+    weft_attr_init(&attr);
+    weft_attr_setname(&attr, "weft-names");  // how a deadlock report names it
+    int rc = weft_net_spawn(&g_names_thread, 0, &attr, &names_server_main, nullptr);
+    weft_attr_destroy(&attr);
+    return rc;
 }
 
 void stop_services(job& j) {

@@ -231,6 +231,25 @@ TEST_P(Deadlock, main_waiting_on_unposted_semaphore_is_reported) {
     EXPECT_EQ(r.out.find("woken"), std::string::npos);
 }
 
+TEST_P(Deadlock, message_wait_names_the_port_by_id_and_the_naming_server) {
+    wt::child_result r = run_scenario("deadlock_net_recv", {std::string("WEFT_WORKERS=") + GetParam()});
+    ASSERT_FALSE(r.timed_out) << describe(r);
+    EXPECT_EQ(r.term_signal, SIGABRT) << describe(r);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex("port ([0-9]+) ([0-9]+) ([0-9]+)"))) << describe(r);
+    const std::string id = "port {node " + m[1].str() + ", index " + m[2].str() + ", gen " + m[3].str() + "}";
+    auto lines = report_thread_lines(r.err);
+    bool main_ok = false, names_ok = false;
+    for (const auto& l : lines) {
+        if (wt::contains(l, "thread 1 (main) waits in weft_net_recv on " + id)) main_ok = true;
+        // The naming server's port: node 0, index 1 (weft/rpc.h).
+        if (wt::contains(l, "(weft-names) waits in weft_net_recv on port {node 0, index 1, gen 0}")) names_ok = true;
+    }
+    EXPECT_TRUE(main_ok) << "the user's port is named by the ID the program knows\n" << describe(r);
+    EXPECT_TRUE(names_ok) << "the naming server is named as such\n" << describe(r);
+    EXPECT_EQ(lines.size(), 2u) << describe(r);
+}
+
 TEST_P(Deadlock, report_lists_blocked_threads_only) {
     // Besides main (blocked on a semaphore): a thread blocked on a condition
     // variable, and a thread that has finished but was never joined. The

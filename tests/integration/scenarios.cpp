@@ -180,6 +180,21 @@ int deadlock_sem() {
     return 0;  // not reached
 }
 
+// A message-passing program that waits for a message nobody sends: main
+// blocks in weft_net_recv on its own port, beside the naming server (a
+// thread of node 0 waiting on its port). The report names both ports by ID.
+int deadlock_net_recv() {
+    if (weft_net_init(nullptr) != 0) return 5;
+    weft_port_id_t p{};
+    if (weft_net_port_create(&p, 4, 64) != 0) return 6;
+    std::printf("port %u %u %u\n", p.node, p.index, p.gen);
+    announce("main", weft_thread_self());
+    int v = 0;
+    weft_net_recv(p, &v, sizeof v, nullptr, WEFT_NET_FOREVER);
+    std::printf("woken\n");
+    return 0;  // not reached
+}
+
 // --- environment at implicit start ------------------------------------------------------
 
 // No weft_init: the first weft call starts the runtime from the environment.
@@ -250,6 +265,7 @@ const std::vector<scenario>& scenarios() {
         {"deadlock_abba", &deadlock_abba},
         {"deadlock_join_cycle", &deadlock_join_cycle},
         {"deadlock_sem", &deadlock_sem},
+        {"deadlock_net_recv", &deadlock_net_recv},
         {"implicit_start", &implicit_start},
         {"stats_exit", &stats_exit},
         {"stats_config", &stats_config},

@@ -442,6 +442,9 @@ int main(int argc, char** argv) {
     g_workers = start_weft_mpi();
     CHECK(weft_net_self_node() == g_rank && weft_net_num_nodes() == g_size, "node %d of %d", weft_net_self_node(),
           weft_net_num_nodes());
+    CHECK(weft_net_transport() != nullptr && std::strcmp(weft_net_transport(), "mpi") == 0,
+          "weft_net_transport() names the job's transport: %s",
+          weft_net_transport() != nullptr ? weft_net_transport() : "NULL");
     struct {
         const char* name;
         void (*run)();

@@ -20,7 +20,8 @@ namespace {
 
 const char* const kVariables[] = {"WEFT_WORKERS",  "WEFT_SCHED",          "WEFT_STACK_SIZE", "WEFT_QUOTA",
                                   "WEFT_STATS",    "WEFT_DEADLOCK",       "WEFT_TRACE",      "WEFT_WS_YIELD",
-                                  "WEFT_ADAPT",    "WEFT_ADAPT_INTERVAL", "WEFT_BUDGET"};
+                                  "WEFT_ADAPT",    "WEFT_ADAPT_INTERVAL", "WEFT_BUDGET",     "WEFT_MPI_THREAD",
+                                  "WEFT_NET_PEER_TIMEOUT"};
 
 // What each variable's error message lists as valid.
 std::string valid_values(const std::string& var) {
@@ -35,6 +36,8 @@ std::string valid_values(const std::string& var) {
     if (var == "WEFT_ADAPT") return "one of schedstat, asat, off";
     if (var == "WEFT_ADAPT_INTERVAL") return "a number of milliseconds from 10 to 60000";
     if (var == "WEFT_BUDGET") return "off, or a shared-memory name: '/' then 1 to 250 characters, no other '/'";
+    if (var == "WEFT_MPI_THREAD") return "one of funneled, multiple";
+    if (var == "WEFT_NET_PEER_TIMEOUT") return "a number of milliseconds from 100 to 86400000, or off";
     return "(no message: " + var + " has no invalid value at parse time)";
 }
 
@@ -51,6 +54,8 @@ std::string setting_of(const std::string& var, const weft::detail::settings& s) 
     if (var == "WEFT_ADAPT") return s.adapt;
     if (var == "WEFT_ADAPT_INTERVAL") return std::to_string(s.adapt_interval_ms);
     if (var == "WEFT_BUDGET") return s.budget_name.empty() ? "per-user budget" : s.budget_name;
+    if (var == "WEFT_MPI_THREAD") return s.mpi_thread_multiple ? "multiple" : "funneled";
+    if (var == "WEFT_NET_PEER_TIMEOUT") return s.peer_timeout_ns == 0 ? "off" : std::to_string(s.peer_timeout_ns);
     return "?";
 }
 
@@ -174,6 +179,22 @@ const env_case kTable[] = {
     {"WEFT_STATS", " 1", kRejected},
     {"WEFT_STATS", "1 ", kRejected},
     {"WEFT_STATS", "enable", kRejected},
+    // WEFT_MPI_THREAD: checked at weft_init whatever the transport (the mpi
+    // transport reads it again when a job starts).
+    {"WEFT_MPI_THREAD", "funneled", "funneled"},
+    {"WEFT_MPI_THREAD", "MULTIPLE", "multiple"},
+    {"WEFT_MPI_THREAD", kUnset, "funneled"},
+    {"WEFT_MPI_THREAD", "serialized", kRejected},
+    {"WEFT_MPI_THREAD", "multiple ", kRejected},
+    // WEFT_NET_PEER_TIMEOUT: milliseconds 100..86400000 or off (ns here).
+    {"WEFT_NET_PEER_TIMEOUT", kUnset, "30000000000"},
+    {"WEFT_NET_PEER_TIMEOUT", "100", "100000000"},
+    {"WEFT_NET_PEER_TIMEOUT", "86400000", "86400000000000"},
+    {"WEFT_NET_PEER_TIMEOUT", "Off", "off"},
+    {"WEFT_NET_PEER_TIMEOUT", "99", kRejected},
+    {"WEFT_NET_PEER_TIMEOUT", "86400001", kRejected},
+    {"WEFT_NET_PEER_TIMEOUT", "0", kRejected},
+    {"WEFT_NET_PEER_TIMEOUT", "1s", kRejected},
     // WEFT_DEADLOCK: abort or off, any case.
     {"WEFT_DEADLOCK", "abort", "abort"},
     {"WEFT_DEADLOCK", "off", "off"},

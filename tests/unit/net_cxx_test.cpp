@@ -76,4 +76,43 @@ TEST_F(NetCxx, wrong_sizes_and_destroyed_ports_throw) {
     }
 }
 
+TEST_F(NetCxx, spawn_on_a_node_and_the_transport_name) {
+    EXPECT_TRUE(weft::net::transport().empty()) << "no job";
+    weft::net::job job(3);
+    EXPECT_EQ(weft::net::transport(), "inproc");
+    weft::net::port inbox(4, 64);
+    int seen_node = -1;
+    weft::net::node_thread t = weft::net::spawn(
+        2,
+        [&](int v) {
+            seen_node = weft::net::self_node();
+            weft::net::send(inbox.id(), 5, v);
+        },
+        41);
+    t.join();
+    EXPECT_FALSE(t.joinable());
+    EXPECT_EQ(seen_node, 2);
+    weft::net::status st{};
+    EXPECT_EQ(weft::net::recv<int>(inbox.id(), &st), 41);
+    EXPECT_EQ(st.source, 2u) << "the message is the node's";
+    // What the thread throws reaches join.
+    auto thrower = weft::net::spawn(1, [] { throw weft::error(EDOM, "in the thread"); });
+    try {
+        thrower.join();
+        ADD_FAILURE() << "join must rethrow";
+    } catch (const weft::error& e) {
+        EXPECT_EQ(e.code().value(), EDOM);
+    }
+    try {
+        (void)weft::net::spawn(3, [] {});
+        ADD_FAILURE() << "node 3 of 3 does not exist";
+    } catch (const weft::error& e) {
+        EXPECT_EQ(e.code().value(), EINVAL);
+    }
+    // Destroying a joinable one joins it.
+    int ran = 0;
+    { auto quiet = weft::net::spawn(1, [&] { ran = 1; }); }
+    EXPECT_EQ(ran, 1);
+}
+
 }  // namespace
