@@ -30,6 +30,10 @@ int timed(int (*lock)(weft_rwlock_t*, const struct timespec*), pthread_rwlock_t*
     return lock(wr(rw), &rt);
 }
 
+// POSIX gives the try forms EBUSY alone: weft's EDEADLK (the caller holds the
+// write lock) is EBUSY here, as glibc answers.
+int busy_for_deadlock(int rc) { return rc == EDEADLK ? EBUSY : rc; }
+
 }  // namespace
 
 extern "C" {
@@ -46,7 +50,9 @@ int pthread_rwlock_rdlock(pthread_rwlock_t* rw) {
     return weft_rwlock_rdlock(wr(rw));
 }
 
-int pthread_rwlock_tryrdlock(pthread_rwlock_t* rw) { return rw == nullptr ? EINVAL : weft_rwlock_tryrdlock(wr(rw)); }
+int pthread_rwlock_tryrdlock(pthread_rwlock_t* rw) {
+    return rw == nullptr ? EINVAL : busy_for_deadlock(weft_rwlock_tryrdlock(wr(rw)));
+}
 
 int pthread_rwlock_timedrdlock(pthread_rwlock_t* rw, const struct timespec* abstime) {
     return timed(&weft_rwlock_timedrdlock, rw, CLOCK_REALTIME, abstime);
@@ -62,7 +68,9 @@ int pthread_rwlock_wrlock(pthread_rwlock_t* rw) {
     return weft_rwlock_wrlock(wr(rw));
 }
 
-int pthread_rwlock_trywrlock(pthread_rwlock_t* rw) { return rw == nullptr ? EINVAL : weft_rwlock_trywrlock(wr(rw)); }
+int pthread_rwlock_trywrlock(pthread_rwlock_t* rw) {
+    return rw == nullptr ? EINVAL : busy_for_deadlock(weft_rwlock_trywrlock(wr(rw)));
+}
 
 int pthread_rwlock_timedwrlock(pthread_rwlock_t* rw, const struct timespec* abstime) {
     return timed(&weft_rwlock_timedwrlock, rw, CLOCK_REALTIME, abstime);

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include <weft/weft.h>
+
 namespace weft::shim {
 namespace {
 
@@ -45,6 +47,18 @@ int report_one(struct dl_phdr_info* info, size_t, void*) {
 
 }  // namespace
 
-void report_shared_tls() { dl_iterate_phdr(&report_one, nullptr); }
+void report_shared_tls() {
+    dl_iterate_phdr(&report_one, nullptr);
+    // errno: the shim keeps each weft thread's value across its calls, but
+    // compiled code may keep errno's address (glibc declares __errno_location
+    // const) from before a call that moved the thread to another worker, and
+    // then reads that worker's errno. With one worker there is one address.
+    if (weft_num_workers() > 1)
+        std::fprintf(stderr,
+                     "weft-pthread: note: with %d workers, code that reads errno after a blocking call through an "
+                     "address it took before the call may read another thread's errno; WEFT_WORKERS=1 avoids it "
+                     "(docs/shim.md, \"Thread-local storage\")\n",
+                     weft_num_workers());
+}
 
 }  // namespace weft::shim
