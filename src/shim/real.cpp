@@ -22,10 +22,6 @@
 
 #include "shim/real.hpp"
 
-extern "C" {
-__attribute__((visibility("hidden"))) void* weft_shim_real[weft::shim::real_count];
-}
-
 namespace weft::shim {
 namespace {
 
@@ -43,14 +39,31 @@ const char* const real_names[real_count] = {
     abort();
 }
 
-// Before anything else in the shim (weft's static initializers included):
-// every later call may need the table.
-__attribute__((constructor(101))) void fill_real_table() {
+}  // namespace
+}  // namespace weft::shim
+
+extern "C" {
+__attribute__((visibility("hidden"))) void* weft_shim_real[weft::shim::real_count];
+
+// Fills the table; idempotent (two threads that race here store the same
+// values). dlsym does not call back into the functions the shim replaces.
+__attribute__((visibility("hidden"))) void weft_shim_fill_real() {
+    using namespace weft::shim;
     for (int i = 0; i < real_count; ++i) {
         void* f = dlsym(RTLD_NEXT, real_names[i]);
-        weft_shim_real[i] = f != nullptr ? f : reinterpret_cast<void*>(&missing_real);
+        __atomic_store_n(&weft_shim_real[i], f != nullptr ? f : reinterpret_cast<void*>(&missing_real),
+                         __ATOMIC_RELAXED);
     }
 }
+}
+
+namespace weft::shim {
+namespace {
+
+// Before anything else in the shim (weft's static initializers included):
+// every later call may need the table. (An earlier call fills it itself:
+// passthrough.S.)
+__attribute__((constructor(101))) void fill_real_table() { weft_shim_fill_real(); }
 
 void* run_std_thread(void* p) {
     std::unique_ptr<std::thread::_State> state(static_cast<std::thread::_State*>(p));
