@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "shim/attr.hpp"
+#include "shim/kernel_threads.hpp"
 #include "shim/shim.hpp"
 
 using namespace weft::shim;
@@ -30,6 +31,35 @@ extern "C" {
 
 int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(void*), void* arg) {
     if (thread == nullptr || fn == nullptr) return EINVAL;
+    if (!ready()) {
+        // Before the runtime is up (a constructor that runs before the
+        // shim's): a kernel thread, with default attributes (the attribute is
+        // the shim's, not glibc's). It keeps working after the runtime starts
+        // (docs/shim.md, "Kernel threads that are not weft threads").
+        if (attr != nullptr && attr_of(attr) == nullptr) return EINVAL;
+        pthread_attr_t ka;
+        real::pthread_attr_init(&ka);
+        const thread_attr* t = attr_of(attr);
+        if (t != nullptr && t->detach_state == PTHREAD_CREATE_DETACHED)
+            real::pthread_attr_setdetachstate(&ka, PTHREAD_CREATE_DETACHED);
+        if (t != nullptr && t->stack_size != 0) real::pthread_attr_setstacksize(&ka, t->stack_size);
+        bool joinable = t == nullptr || t->detach_state != PTHREAD_CREATE_DETACHED;
+        int slot = joinable ? reserve_kernel_thread() : -1;
+        if (joinable && slot < 0) {
+            real::pthread_attr_destroy(&ka);
+            return refuse("pthread_create of a 65th joinable thread before the runtime started",
+                          "the shim remembers 64 such kernel threads", EAGAIN);
+        }
+        int rc = real::pthread_create(thread, &ka, fn, arg);
+        real::pthread_attr_destroy(&ka);
+        if (slot >= 0) {
+            if (rc == 0)
+                fill_kernel_thread(slot, *thread);
+            else
+                free_kernel_thread(slot);
+        }
+        return rc;
+    }
     weft_attr_t wa;
     weft_attr_init(&wa);
     if (attr != nullptr) {
@@ -52,6 +82,7 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(vo
 }
 
 int pthread_join(pthread_t thread, void** retval) {
+    if (forget_kernel_thread(thread)) return real::pthread_join(thread, retval);
     errno_keeper keep;
     return weft_thread_join(weft_of(thread), retval);
 }
@@ -66,7 +97,10 @@ int pthread_clockjoin_np(pthread_t, void**, clockid_t, const struct timespec*) {
     return refuse("pthread_clockjoin_np", "weft has no timed join yet", ENOTSUP);
 }
 
-int pthread_detach(pthread_t thread) { return weft_thread_detach(weft_of(thread)); }
+int pthread_detach(pthread_t thread) {
+    if (forget_kernel_thread(thread)) return real::pthread_detach(thread);
+    return weft_thread_detach(weft_of(thread));
+}
 
 void pthread_exit(void* retval) {
     // A kernel thread that is not a weft thread (created before the shim, or
