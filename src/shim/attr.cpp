@@ -14,6 +14,18 @@
 
 namespace weft::shim {
 
+void init_attr(pthread_attr_t* a) {
+    std::memset(a, 0, sizeof *a);
+    auto* t = reinterpret_cast<thread_attr*>(a);
+    t->magic = attr_magic;
+    t->detach_state = PTHREAD_CREATE_JOINABLE;
+    t->scope = PTHREAD_SCOPE_SYSTEM;
+    t->inherit_sched = PTHREAD_INHERIT_SCHED;
+    t->policy = SCHED_OTHER;
+    t->stack_size = 0;  // the runtime's default
+    t->guard_size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
 std::size_t default_stack_size() {
     weft::detail::runtime* rt = weft::detail::g_rt;
     return rt != nullptr ? rt->cfg.stack_size : 64 * 1024;
@@ -33,15 +45,7 @@ extern "C" {
 
 int pthread_attr_init(pthread_attr_t* a) {
     if (a == nullptr) return EINVAL;
-    std::memset(a, 0, sizeof *a);
-    auto* t = reinterpret_cast<thread_attr*>(a);
-    t->magic = attr_magic;
-    t->detach_state = PTHREAD_CREATE_JOINABLE;
-    t->scope = PTHREAD_SCOPE_SYSTEM;
-    t->inherit_sched = PTHREAD_INHERIT_SCHED;
-    t->policy = SCHED_OTHER;
-    t->stack_size = 0;  // the runtime's default
-    t->guard_size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    init_attr(a);
     return 0;
 }
 

@@ -33,6 +33,11 @@ inline thread_attr* attr_of(pthread_attr_t* a) {
 }
 inline const thread_attr* attr_of(const pthread_attr_t* a) { return attr_of(const_cast<pthread_attr_t*>(a)); }
 
+// pthread_attr_init's work, for the shim's own use: the shim is linked with
+// --wrap=pthread_attr_init (CMakeLists.txt), so a call by that name from its
+// own code would reach glibc's.
+void init_attr(pthread_attr_t* a);
+
 // The stack size of a thread created without a size: weft's default
 // (WEFT_STACK_SIZE, 64 KiB unless set).
 std::size_t default_stack_size();

@@ -18,6 +18,15 @@ namespace {
 
 weft_sem_t* ws(sem_t* s) { return reinterpret_cast<weft_sem_t*>(s); }
 
+int timed_wait(sem_t* s, const struct timespec* abstime) {
+    int rc;
+    {
+        errno_keeper keep;
+        rc = weft_sem_timedwait(ws(s), abstime);
+    }
+    return errno_result(rc);
+}
+
 }  // namespace
 
 extern "C" {
@@ -46,20 +55,14 @@ int sem_wait(sem_t* s) {
 int sem_trywait(sem_t* s) { return errno_result(s == nullptr ? EINVAL : weft_sem_trywait(ws(s))); }
 
 int sem_timedwait(sem_t* s, const struct timespec* abstime) {
-    if (s == nullptr) return errno_result(EINVAL);
-    int rc;
-    {
-        errno_keeper keep;
-        rc = weft_sem_timedwait(ws(s), abstime);
-    }
-    return errno_result(rc);
+    return s == nullptr ? errno_result(EINVAL) : timed_wait(s, abstime);
 }
 
 int sem_clockwait(sem_t* s, clockid_t clock, const struct timespec* abstime) {
     if (s == nullptr) return errno_result(EINVAL);
     struct timespec rt;
     if (int rc = convert_deadline(clock, abstime, CLOCK_REALTIME, &rt); rc != 0) return errno_result(rc);
-    return sem_timedwait(s, &rt);
+    return timed_wait(s, &rt);
 }
 
 int sem_post(sem_t* s) { return errno_result(s == nullptr ? EINVAL : weft_sem_post(ws(s))); }

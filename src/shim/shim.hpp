@@ -17,6 +17,9 @@ namespace weft::shim {
 // shim's constructor) go to the C library: its objects and weft's agree on the
 // all-zero "unlocked / not run" state, which is all such early calls leave.
 extern std::atomic<int> g_ready;
+// The process's first kernel thread (glibc's pthread_t), on whose stack the
+// main weft thread runs: set before g_ready.
+extern pthread_t g_initial_kernel_thread;
 inline bool ready() { return g_ready.load(std::memory_order_acquire) != 0; }
 
 // A call that may switch to another weft thread keeps the caller's errno: the

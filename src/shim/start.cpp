@@ -22,10 +22,12 @@
 namespace weft::shim {
 
 std::atomic<int> g_ready{0};
+pthread_t g_initial_kernel_thread = 0;
 
 namespace {
 
 __attribute__((constructor)) void start_weft_under_shim() {
+    g_initial_kernel_thread = real::pthread_self();
     if (int rc = weft_init(nullptr); rc != 0 && rc != EBUSY) {
         std::fprintf(stderr, "weft-pthread: weft's runtime could not start (%s); see the message above\n",
                      std::strerror(rc));

@@ -11,6 +11,10 @@
 #include <cerrno>
 #include <cstring>
 
+#include "arch/stack.hpp"
+#include "core/runtime.hpp"
+#include "core/ult.hpp"
+#include "core/worker.hpp"
 #include "shim/attr.hpp"
 #include "shim/kernel_threads.hpp"
 #include "shim/shim.hpp"
@@ -24,6 +28,42 @@ namespace {
 weft_thread_t weft_of(pthread_t t) { return reinterpret_cast<weft_thread_t>(t); }
 
 bool on_weft_thread() { return weft_thread_self() != WEFT_THREAD_NULL; }
+
+bool is_main_weft_thread() { return weft_thread_id(weft_thread_self()) == 1; }
+
+// The calling weft thread's stack (lowest usable byte, usable size: as glibc
+// reports a thread's stack) into a shim attribute.
+int own_stack_attr(pthread_attr_t* attr) {
+    weft::detail::worker* w = weft::detail::current_worker();
+    if (w == nullptr || w->current == nullptr || w->current->stack.lo == nullptr) return ESRCH;
+    init_attr(attr);
+    thread_attr* t = attr_of(attr);
+    t->stack_addr = w->current->stack.lo;
+    t->stack_size = w->current->stack.size;
+    t->guard_size = weft::arch::stack_guard_size();
+    return 0;
+}
+
+// A kernel thread's attributes, read with glibc's functions into a glibc
+// attribute and copied into a shim attribute.
+int kernel_thread_attr(pthread_t thread, pthread_attr_t* attr) {
+    pthread_attr_t k;
+    if (int rc = real::pthread_getattr_np(thread, &k); rc != 0) return rc;
+    void* addr = nullptr;
+    size_t size = 0, guard = 0;
+    int detach = PTHREAD_CREATE_JOINABLE;
+    real::pthread_attr_getstack(&k, &addr, &size);
+    real::pthread_attr_getguardsize(&k, &guard);
+    real::pthread_attr_getdetachstate(&k, &detach);
+    real::pthread_attr_destroy(&k);
+    init_attr(attr);
+    thread_attr* t = attr_of(attr);
+    t->stack_addr = addr;
+    t->stack_size = size;
+    t->guard_size = guard;
+    t->detach_state = detach;
+    return 0;
+}
 
 }  // namespace
 
@@ -157,8 +197,18 @@ int pthread_setaffinity_np(pthread_t, size_t, const cpu_set_t*) {
 int pthread_getaffinity_np(pthread_t, size_t, cpu_set_t*) {
     return refuse("pthread_getaffinity_np", "affinity is not yet built", ENOTSUP);
 }
-int pthread_getattr_np(pthread_t, pthread_attr_t*) {
-    return refuse("pthread_getattr_np", "a weft thread's stack bounds are not yet exposed", ENOTSUP);
+// The calling weft thread's own attributes (its stack, as a stack-scanning
+// runtime or a guard-page check asks them), or a kernel thread's (glibc's,
+// converted). Another weft thread's: refused.
+int pthread_getattr_np(pthread_t thread, pthread_attr_t* attr) {
+    if (attr == nullptr) return EINVAL;
+    weft_thread_t self = weft_thread_self();
+    bool is_self = self != WEFT_THREAD_NULL && weft_of(thread) == self;
+    if (is_self && !is_main_weft_thread()) return own_stack_attr(attr);
+    if (is_self) thread = g_initial_kernel_thread;  // main runs on the process's stack
+    else if (weft_thread_id(weft_of(thread)) != 0)
+        return refuse("pthread_getattr_np on another weft thread", "only the caller's own stack is known", ENOTSUP);
+    return kernel_thread_attr(thread, attr);
 }
 int pthread_getcpuclockid(pthread_t, clockid_t*) {
     return refuse("pthread_getcpuclockid", "a weft thread has no CPU clock of its own", ENOTSUP);

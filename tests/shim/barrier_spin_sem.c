@@ -94,6 +94,12 @@ int main(void) {
     CHECK_EQ(sem_wait(&s), 0);
     CHECK_EQ(sem_trywait(&s), -1);
     CHECK_EQ(sem_post(&s), 0);
+    struct timespec dl = deadline_in(CLOCK_MONOTONIC, 10000);
+    CHECK_EQ(sem_clockwait(&s, CLOCK_MONOTONIC, &dl), 0); /* a unit is there: no wait */
+    dl = deadline_in(CLOCK_REALTIME, 10000);
+    CHECK_EQ(sem_post(&s), 0);
+    CHECK_EQ(sem_timedwait(&s, &dl), 0);
+    CHECK_EQ(sem_post(&s), 0);
     CHECK_EQ(sem_getvalue(&s, &v), 0);
     CHECK_EQ(v, 1);
     CHECK_EQ(sem_destroy(&s), 0);

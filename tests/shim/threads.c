@@ -33,6 +33,23 @@ static void* join_self(void* a) {
     return (void*)(long)pthread_join(pthread_self(), NULL);
 }
 
+/* pthread_getattr_np(pthread_self()): the caller's stack holds its locals. */
+static long own_stack_holds_local(void) {
+    pthread_attr_t a;
+    void* addr;
+    size_t size;
+    volatile char local = 0;
+    if (pthread_getattr_np(pthread_self(), &a) != 0) return 1;
+    if (pthread_attr_getstack(&a, &addr, &size) != 0) return 2;
+    pthread_attr_destroy(&a);
+    char* lo = (char*)addr;
+    return (char*)&local >= lo && (char*)&local < lo + size && size >= (size_t)PTHREAD_STACK_MIN ? 0 : 3;
+}
+static void* check_own_stack(void* a) {
+    (void)a;
+    return (void*)own_stack_holds_local();
+}
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int once_runs;
 static void once_init(void) {
@@ -138,6 +155,12 @@ int main(void) {
     CHECK_EQ(pthread_join(u, NULL), EINVAL);
     pthread_barrier_wait(&hold);
     CHECK_EQ(pthread_attr_destroy(&a), 0);
+
+    /* the caller's own attributes: its stack */
+    CHECK_EQ(own_stack_holds_local(), 0);
+    CHECK_EQ(pthread_create(&t, NULL, check_own_stack, NULL), 0);
+    CHECK_EQ(pthread_join(t, &r), 0);
+    CHECK_EQ((long)r, 0);
 
     /* once: eight threads at once, init runs once */
     pthread_t ts[8];
