@@ -1,0 +1,36 @@
+// The set of kernel_threads.hpp: a fixed array with atomic slots (no lock, no
+// allocation: it is used while the C library and the runtime start).
+#include "shim/kernel_threads.hpp"
+
+#include <atomic>
+
+namespace weft::shim {
+namespace {
+
+constexpr pthread_t reserved = 1;  // never a glibc pthread_t (an address)
+std::atomic<pthread_t> slots[kernel_threads_max];
+
+}  // namespace
+
+int reserve_kernel_thread() {
+    for (int i = 0; i < kernel_threads_max; ++i) {
+        pthread_t empty = 0;
+        if (slots[i].compare_exchange_strong(empty, reserved, std::memory_order_acq_rel)) return i;
+    }
+    return -1;
+}
+
+void fill_kernel_thread(int slot, pthread_t t) { slots[slot].store(t, std::memory_order_release); }
+
+void free_kernel_thread(int slot) { slots[slot].store(0, std::memory_order_release); }
+
+bool forget_kernel_thread(pthread_t t) {
+    if (t == 0 || t == reserved) return false;
+    for (auto& s : slots) {
+        pthread_t cur = t;
+        if (s.compare_exchange_strong(cur, 0, std::memory_order_acq_rel)) return true;
+    }
+    return false;
+}
+
+}  // namespace weft::shim

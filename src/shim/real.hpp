@@ -1,0 +1,39 @@
+// The C library's own definitions of the functions the shim replaces.
+//
+// real::name(args) calls the C library's `name` (through passthrough.S's
+// __wrap_name and the table real.cpp fills), with the C library's prototype.
+#pragma once
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+namespace weft::shim {
+
+enum real_index : int {
+#define SHIM_FN(name) real_##name,
+#include "shim/interposed.def"
+#undef SHIM_FN
+    real_count
+};
+
+}  // namespace weft::shim
+
+extern "C" void* weft_shim_real[weft::shim::real_count];
+
+// One declaration per passthrough, typed like the C library's function (some
+// of which glibc marks deprecated: naming them here is no use of them).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#define SHIM_FN(name) extern "C" decltype(::name) __wrap_##name;
+#include "shim/interposed.def"
+#undef SHIM_FN
+#pragma GCC diagnostic pop
+
+namespace weft::shim::real {
+#define SHIM_FN(name) inline constexpr auto* name = &::__wrap_##name;
+#include "shim/interposed.def"
+#undef SHIM_FN
+}  // namespace weft::shim::real

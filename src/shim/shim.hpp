@@ -1,0 +1,56 @@
+// libweft-pthread's shared pieces: whether the runtime is up, errno kept per
+// weft thread, refusals, and deadlines on another clock.
+#pragma once
+
+#include <weft/weft.h>
+
+#include <atomic>
+#include <cerrno>
+#include <ctime>
+
+#include "shim/real.hpp"
+
+namespace weft::shim {
+
+// 0 until the shim's constructor has started weft's runtime (start.cpp). Calls
+// that arrive before (the C and C++ libraries' own start-up, run before the
+// shim's constructor) go to the C library: its objects and weft's agree on the
+// all-zero "unlocked / not run" state, which is all such early calls leave.
+extern std::atomic<int> g_ready;
+// The process's first kernel thread (glibc's pthread_t), on whose stack the
+// main weft thread runs: set before g_ready.
+extern pthread_t g_initial_kernel_thread;
+inline bool ready() { return g_ready.load(std::memory_order_acquire) != 0; }
+
+// A call that may switch to another weft thread keeps the caller's errno: the
+// thread may come back on another worker (another kernel thread, another
+// errno), or other threads may have run on its own meanwhile. The errno a weft
+// thread sees is therefore the one its own calls set, as under glibc.
+class errno_keeper {
+public:
+    errno_keeper() : saved_(errno) {}
+    ~errno_keeper() { errno = saved_; }
+    errno_keeper(const errno_keeper&) = delete;
+    errno_keeper& operator=(const errno_keeper&) = delete;
+
+private:
+    int saved_;
+};
+
+// Prints, once per function, that `fn` is not available under the shim and
+// why (docs/shim.md lists them), and returns `err`.
+int refuse(const char* fn, const char* why, int err);
+
+// The deadline `abstime` on clock `from`, as an absolute time on clock `to`
+// (CLOCK_REALTIME or CLOCK_MONOTONIC): `to`'s now plus what is left on `from`.
+// Errors: EINVAL `from` is neither clock or abstime is not a valid timespec.
+int convert_deadline(clockid_t from, const struct timespec* abstime, clockid_t to, struct timespec* out);
+
+// Converts a weft error code to the sem_*/nanosleep convention: -1 and errno.
+inline int errno_result(int rc) {
+    if (rc == 0) return 0;
+    errno = rc;
+    return -1;
+}
+
+}  // namespace weft::shim
