@@ -17,7 +17,6 @@
 #include <cstring>
 
 #include "shim/shim.hpp"
-#include "shim/tls_check.hpp"
 
 namespace weft::shim {
 
@@ -33,7 +32,6 @@ __attribute__((constructor)) void start_weft_under_shim() {
                      std::strerror(rc));
         std::exit(2);
     }
-    report_shared_tls();
     g_ready.store(1, std::memory_order_release);
 }
 

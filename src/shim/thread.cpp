@@ -18,6 +18,7 @@
 #include "shim/attr.hpp"
 #include "shim/kernel_threads.hpp"
 #include "shim/shim.hpp"
+#include "shim/tls_check.hpp"
 
 using namespace weft::shim;
 
@@ -114,6 +115,7 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(vo
         wa.stack_size = t->stack_size;
         wa.detach_state = t->detach_state == PTHREAD_CREATE_DETACHED ? WEFT_CREATE_DETACHED : WEFT_CREATE_JOINABLE;
     }
+    report_shared_tls_once();  // only a program with a second thread shares anything
     errno_keeper keep;  // the policy may run the child first (ws)
     weft_thread_t h;
     int rc = weft_thread_create(&h, &wa, fn, arg);

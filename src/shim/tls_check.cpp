@@ -5,6 +5,7 @@
 #include <elf.h>
 #include <link.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -47,7 +48,9 @@ int report_one(struct dl_phdr_info* info, size_t, void*) {
 
 }  // namespace
 
-void report_shared_tls() {
+void report_shared_tls_once() {
+    static std::atomic<bool> reported{false};
+    if (reported.load(std::memory_order_relaxed) || reported.exchange(true, std::memory_order_relaxed)) return;
     dl_iterate_phdr(&report_one, nullptr);
     // errno: the shim keeps each weft thread's value across its calls, but
     // compiled code may keep errno's address (glibc declares __errno_location

@@ -2,13 +2,15 @@
 
 namespace weft::shim {
 
-// Says on stderr, once at start-up, which loaded modules have thread-local
+// Says on stderr, once, at the program's first pthread_create (a program that
+// never makes a second thread shares nothing, and a shell script's every
+// process would otherwise print it), which loaded modules have thread-local
 // storage (__thread / thread_local) that weft threads would share: weft
 // threads run on a few worker kernel threads, and such storage belongs to the
 // kernel thread (docs/design/shim.md, "Thread-local storage and errno").
 // The C library's own, the C++ runtime's and the shim's are not reported; for
 // errno, kept per weft thread by the shim's calls, it says when several
 // workers make a cached errno address unsafe.
-void report_shared_tls();
+void report_shared_tls_once();
 
 }  // namespace weft::shim

@@ -1,6 +1,6 @@
 /* A program with thread-local storage of its own (__thread): under the shim,
  * weft threads on one worker would share it, and the shim must say so at
- * start (shim.tls_detect.warning checks the message names this program). */
+ * its first pthread_create (shim.tls_detect.warning checks the message names this program). */
 #include <pthread.h>
 
 #include "check.h"
