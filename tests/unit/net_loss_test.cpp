@@ -24,7 +24,9 @@ protected:
         started_ = true;
     }
     void TearDown() override {
-        if (started_) EXPECT_EQ(weft_net_finalize(), 0);
+        if (started_) {
+            EXPECT_EQ(weft_net_finalize(), 0);
+        }
         wt::runtime_fixture::TearDown();
     }
     static weft_port_id_t port() {
