@@ -78,6 +78,10 @@ WEFT_API int weft_rpc_server_destroy(weft_rpc_server_t s);
  *   EPIPE     the server stopped before it ran the call (its port was closed
  *             or destroyed while the request was queued or being sent)
  *   ETIMEDOUT no reply in time (a late reply is discarded by the next call)
+ *   ECONNABORTED the request, or a message the calling thread sent before,
+ *             was dropped by weft_net_port_destroy before it was received
+ *             (weft_net_recv: the loss report; a late reply is discarded by
+ *             the next call)
  *   EHOSTDOWN the server's node is declared dead (mpi: it answered nothing for
  *             WEFT_NET_PEER_TIMEOUT while the caller waited; with any timeout,
  *             WEFT_NET_FOREVER too), or was before the call

@@ -893,12 +893,15 @@ WEFT_API int weft_net_spawn(weft_thread_t *t, int node, const weft_attr_t *attr,
 WEFT_API int weft_net_port_create(weft_port_id_t *id, size_t max_msgs, size_t max_bytes);
 /* Destroys a port of the caller's node: its buffered messages are dropped,
  * the threads blocked sending to it or receiving from it return EPIPE, and
- * its ID is invalid from now on (ENOENT). The senders of the dropped
- * messages are not told (their sends returned 0 when the messages were
- * buffered; mpi: a later send to it fails once a message that reached the
- * destroyed port was sent back as refused): a thread that sends
- * a request and then waits for its answer should wait with a timeout, or use
- * weft_rpc_call, whose server answers the requests it drops (weft/rpc.h).
+ * its ID is invalid from now on (ENOENT). The sender of a dropped message
+ * (its send returned 0 when the message was buffered) is told: its receive
+ * that waits now (weft_net_recv, weft_net_recv_any, weft_rpc_call's wait
+ * for the reply), or its next receive that finds nothing at once, returns
+ * ECONNABORTED with st->port the destroyed port, so that a thread that sent a
+ * request and waits for the answer does not wait for ever. Told once per
+ * thread however many of its messages were dropped before it looked; not
+ * told: an external thread, and (mpi) a thread of another rank, whose later
+ * send to the port fails once its message was sent back as refused.
  * To stop without dropping: weft_net_port_close, drain, then destroy.
  * Errors: ENOTCONN no job; ENOENT no such port (also when its node is not
  *         one of the job's); EPERM the port is on another node. */
@@ -943,11 +946,15 @@ WEFT_API int weft_net_send(weft_port_id_t to, int32_t tag, const void *buf, size
  *         nothing arrived in time; EMSGSIZE the oldest message is longer than
  *         cap: it stays queued, st->len says its length; EPIPE the port was
  *         destroyed while the caller waited, or it is closed and holds no
- *         message (at once, without waiting); EINVAL null buf with cap > 0,
- *         timeout_ns negative other than WEFT_NET_FOREVER. */
+ *         message (at once, without waiting); ECONNABORTED a message this
+ *         thread sent was dropped by weft_net_port_destroy (st->port names
+ *         that port; reported instead of waiting or of ETIMEDOUT, once; a
+ *         message already receivable here is received first); EINVAL null
+ *         buf with cap > 0, timeout_ns negative other than WEFT_NET_FOREVER. */
 WEFT_API int weft_net_recv(weft_port_id_t port, void *buf, size_t cap, weft_net_status_t *st, int64_t timeout_ns);
 /* weft_net_recv that never blocks. Errors: EAGAIN no message is receivable
- * now (the port is open); EPIPE the port is closed and holds no message (a
+ * now (the port is open); ECONNABORTED instead of EAGAIN when a message this
+ * thread sent was dropped (as weft_net_recv); EPIPE the port is closed and holds no message (a
  * closed port's buffered messages are received first); as weft_net_recv. */
 WEFT_API int weft_net_try_recv(weft_port_id_t port, void *buf, size_t cap, weft_net_status_t *st);
 /* Receives from whichever of ports[0..n-1] (ports of the caller's node) has a

@@ -19,6 +19,15 @@ std::uint32_t self_node(const job& j) {
     return u != nullptr ? u->node : 0;
 }
 
+}  // namespace
+
+std::uint64_t sender_token() {
+    ult* u = current_ult();
+    return u != nullptr ? u->id + 1 : 0;
+}
+
+namespace {
+
 struct spawn_args {
     void* (*fn)(void*);
     void* arg;
@@ -96,7 +105,9 @@ WEFT_API int weft_net_send(weft_port_id_t to, int32_t tag, const void* buf, size
     if (buf == nullptr && len != 0) return EINVAL;
     msg_header h;
     h.tag = tag;
-    h.source = self_node(*j);
+    ult* u = current_ult();
+    h.source = j->home >= 0 ? std::uint32_t(j->home) : u != nullptr ? u->node : 0;  // self_node, with u
+    h.sender = u != nullptr ? u->id + 1 : 0;                                         // sender_token, with u
     if (to.node == h.source) return port_put(*j, to, h, buf, len);
     if (to.node >= j->nodes) return ENOENT;
     return j->tp->send(to, h, buf, len);

@@ -32,16 +32,28 @@ std::unique_ptr<atomic<bool>[]> g_busy;
 
 std::uint32_t self_node() { return std::uint32_t(weft_net_self_node()); }
 
+// recv_from, except that a loss reported to the caller (ECONNABORTED: a
+// message it sent before the barrier was dropped) does not end the barrier:
+// it is kept in *lost and reported again once the barrier is done.
+int recv_barrier(std::span<const std::uint32_t> from, weft_port_id_t port, std::uint64_t* token,
+                 weft_net_status_t* st, weft_port_id_t* lost, bool* any_lost) {
+    for (;;) {
+        int rc = recv_from(from, port, token, sizeof *token, st, WEFT_NET_FOREVER);
+        if (rc != ECONNABORTED) return rc;
+        if (!*any_lost) *lost = st->port;
+        *any_lost = true;
+    }
+}
+
 // The waits end early when a node they wait for is declared dead (recv_from).
-int round_trip(std::uint32_t self, std::uint32_t nodes) {
+int round_trip(std::uint32_t self, std::uint32_t nodes, weft_port_id_t* lost, bool* any_lost) {
     std::uint64_t token = 0;
     weft_net_status_t st{};
     if (self != 0) {
         if (int rc = weft_net_send(barrier_port(0), kArriveTag, &token, sizeof token); rc != 0) return rc;
         const std::uint32_t gatherer = 0;
         do {
-            int rc = recv_from(std::span(&gatherer, 1), barrier_port(self), &token, sizeof token, &st,
-                               WEFT_NET_FOREVER);
+            int rc = recv_barrier(std::span(&gatherer, 1), barrier_port(self), &token, &st, lost, any_lost);
             if (rc != 0) return rc;
         } while (st.tag != kReleaseTag);  // anything else sent there is not the barrier's
         return 0;
@@ -49,7 +61,7 @@ int round_trip(std::uint32_t self, std::uint32_t nodes) {
     std::vector<std::uint32_t> waited;  // the nodes not arrived yet
     for (std::uint32_t n = 1; n < nodes; ++n) waited.push_back(n);
     while (!waited.empty()) {
-        if (int rc = recv_from(waited, barrier_port(0), &token, sizeof token, &st, WEFT_NET_FOREVER); rc != 0)
+        if (int rc = recv_barrier(waited, barrier_port(0), &token, &st, lost, any_lost); rc != 0)
             return rc;
         auto it = std::find(waited.begin(), waited.end(), st.source);
         if (st.tag == kArriveTag && it != waited.end()) waited.erase(it);
@@ -82,8 +94,11 @@ WEFT_API int weft_net_barrier(void) {
     std::uint32_t self = self_node();
     if (j->nodes == 1) return 0;
     if (g_busy[self].exchange(true, memory_order_acquire)) return EBUSY;
-    int rc = round_trip(self, j->nodes);
+    weft_port_id_t lost{};
+    bool any_lost = false;
+    int rc = round_trip(self, j->nodes, &lost, &any_lost);
     g_busy[self].store(false, memory_order_release);
+    if (any_lost) note_loss(*j, self, sender_token(), lost);  // for the caller's next receive
     return rc;
 }
 

@@ -14,6 +14,10 @@ struct msg_header {
     std::uint32_t source = 0;    // the sender's node
     std::int64_t sent_ns = 0;    // another node's message: CLOCK_MONOTONIC at its send; else 0
     std::int64_t ready_ns = 0;   // receivable from then on; 0: at once
+    // The sending weft thread (sender_token()), told if the message is
+    // dropped (port.cpp, note_loss); 0: nobody to tell (an external thread,
+    // or a thread of another process).
+    std::uint64_t sender = 0;
 };
 
 struct message {

@@ -170,7 +170,7 @@ void* names_server_main(void*) {
             continue;
         }
         if (rc == 0) s.serve(in.data(), st.len);
-        else if (rc != ETIMEDOUT) break;  // EPIPE: closed by weft_net_finalize
+        else if (rc != ETIMEDOUT && rc != ECONNABORTED) break;  // ECONNABORTED: a reply it sent was dropped  // EPIPE: closed by weft_net_finalize
         if (!s.waiting.empty()) s.expire(monotonic_ns());
     }
     // The job ends: nobody waits in a lookup (finalize refuses while a thread waits).

@@ -31,6 +31,7 @@
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
 #include "core/tunables.hpp"
+#include "core/ult.hpp"
 #include "core/wait.hpp"
 #include "sync/wait_list.hpp"
 
@@ -164,6 +165,29 @@ void fill_status(weft_net_status_t* st, const weft_port_id_t& id, const msg_head
     st->ready_ns = h.ready_ns;
 }
 
+// A loss reported to sender `me` (note_loss), taken: true and st->port the
+// port its message was sent to. Called by a receive that would wait, under
+// the port's lock (lock order: port -> loss_lock), so that a note_loss that
+// scanned this port before the receiver linked itself there is seen here.
+bool take_loss(job& j, weft_net_status_t* st) {
+    if (j.losses.load(memory_order_relaxed) == 0) return false;
+    std::uint64_t me = sender_token();
+    if (me == 0) return false;
+    j.loss_lock.lock();
+    bool found = false;
+    for (auto& e : j.lost) {
+        if (e.first != me) continue;
+        st->port = e.second;
+        e = j.lost.back();
+        j.lost.pop_back();
+        j.losses.store(j.lost.size(), memory_order_relaxed);
+        found = true;
+        break;
+    }
+    j.loss_lock.unlock();
+    return found;
+}
+
 // Takes p's oldest message if it is receivable (port lock held, released on
 // every path). 0: received into buf; EMSGSIZE: too long for cap (left queued);
 // EAGAIN: none receivable (lock still held; *next_ready lowered to the
@@ -255,7 +279,7 @@ bool poll_first(port* const* ps, std::size_t n, std::int64_t deadline, std::int6
     return true;
 }
 
-int recv_one(port* p, const weft_port_id_t& id, void* buf, std::size_t cap, weft_net_status_t* st,
+int recv_one(job& j, port* p, const weft_port_id_t& id, void* buf, std::size_t cap, weft_net_status_t* st,
              std::int64_t timeout_ns, std::int64_t deadline, bool try_only) {
     bool destroyed_while_waiting = false;
     bool polled = false;
@@ -275,6 +299,12 @@ int recv_one(port* p, const weft_port_id_t& id, void* buf, std::size_t cap, weft
             lk.unlock();
             st->port = id;
             return EPIPE;
+        }
+        // About to wait (or to say nothing came): a message this thread sent
+        // that was dropped is reported first. Under p's lock: see take_loss.
+        if (take_loss(j, st)) {
+            lk.unlock();
+            return ECONNABORTED;
         }
         if (try_only || timeout_ns == 0) {
             lk.unlock();
@@ -331,7 +361,7 @@ int recv_one(port* p, const weft_port_id_t& id, void* buf, std::size_t cap, weft
     }
 }
 
-int recv_any(port* const* ps, const weft_port_id_t* ids, std::size_t n, void* buf, std::size_t cap,
+int recv_any(job& j, port* const* ps, const weft_port_id_t* ids, std::size_t n, void* buf, std::size_t cap,
              weft_net_status_t* st, std::int64_t timeout_ns, std::int64_t deadline, bool try_only) {
     bool destroyed_while_waiting = false;
     bool polled = false;
@@ -356,6 +386,7 @@ int recv_any(port* const* ps, const weft_port_id_t* ids, std::size_t n, void* bu
             }
             lk.unlock();
         }
+        if (take_loss(j, st)) return ECONNABORTED;  // looked at again under a port's lock in step 2
         if (try_only || timeout_ns == 0) return try_only ? EAGAIN : ETIMEDOUT;
         if (deadline != 0) {
             if (now == 0) now = monotonic_ns();
@@ -371,12 +402,15 @@ int recv_any(port* const* ps, const weft_port_id_t* ids, std::size_t n, void* bu
         rx_link links[WEFT_NET_RECV_ANY_MAX];
         std::size_t linked = 0;
         bool look_again = false;
+        bool lost = false;
         for (std::size_t i = 0; i < n && !look_again; ++i) {
             port* p = ps[i];
             spinlock_ref lk(p->lock);
             lk.lock();
             message* h = p->head;
-            if (!live(p, ids[i]) || (p->closed && h == nullptr) || (h != nullptr && ready(h->h, &now))) {
+            if (take_loss(j, st)) {
+                lost = look_again = true;
+            } else if (!live(p, ids[i]) || (p->closed && h == nullptr) || (h != nullptr && ready(h->h, &now))) {
                 look_again = true;
             } else {
                 if (h != nullptr && h->h.ready_ns < next_ready) next_ready = h->h.ready_ns;
@@ -402,6 +436,7 @@ int recv_any(port* const* ps, const weft_port_id_t* ids, std::size_t n, void* bu
             if (claimed_by_other) (void)wait(&w.rec, nullptr, 0, "weft_net_recv_any", ps[0]);
         }
         unlink_all(links, linked);
+        if (lost) return ECONNABORTED;
         if (w.rec.result == EPIPE) destroyed_while_waiting = true;
     }
 }
@@ -518,6 +553,7 @@ int port_destroy(job& j, std::uint32_t self, const weft_port_id_t& id) {
     wake_all(woken);
     while (msgs != nullptr) {
         message* next = msgs->next;
+        if (msgs->h.sender != 0) note_loss(j, msgs->h.source, msgs->h.sender, id);
         free_message(msgs);
         msgs = next;
     }
@@ -527,6 +563,59 @@ int port_destroy(job& j, std::uint32_t self, const weft_port_id_t& id) {
     t.free = p;
     t.lock.unlock();
     return 0;
+}
+
+void note_loss(job& j, std::uint32_t node, std::uint64_t sender, const weft_port_id_t& to) {
+    j.loss_lock.lock();
+    bool known = false;
+    for (const auto& e : j.lost) known |= e.first == sender;
+    if (!known) {
+        // One entry per sender: its next waiting receive reports the first
+        // port it lost a message to (memory: one entry per such thread).
+        j.lost.emplace_back(sender, to);
+        j.losses.store(j.lost.size(), memory_order_relaxed);
+    }
+    j.loss_lock.unlock();
+    if (known || node >= j.nodes) return;
+    // The sender may be blocked receiving already: find its link on one of
+    // its node's ports and wake it (result 0: it looks again and finds the
+    // loss). A receiver that links itself after this scan passed its port
+    // sees `losses` under that port's lock (take_loss).
+    node_table& t = j.tables[node];
+    t.lock.lock();
+    std::uint32_t used = t.used;
+    t.lock.unlock();
+    for (std::uint32_t i = 0; i < used; ++i) {
+        port* p = &t.chunks[i >> kChunkBits].load(memory_order_acquire)[i & (kChunkSlots - 1)];
+        spinlock_ref lk(p->lock);
+        lk.lock();
+        rx_waiter* claimed = nullptr;
+        bool found = false;
+        for (rx_link* l = p->rx_head; l != nullptr && !found; l = l->next) {
+            rx_waiter* w = l->w;
+            if (w->rec.waiter == nullptr || w->rec.waiter->id + 1 != sender) continue;  // see sender_token
+            found = true;  // a thread waits in one receive at a time
+            bool mine = true;
+            if (w->any) {
+                spinlock_ref sel(w->sel_lock);
+                sel.lock();
+                mine = w->rec.linked;
+                w->rec.linked = false;
+                sel.unlock();
+            } else {
+                w->rec.linked = false;  // guarded by this port's lock
+            }
+            rx_remove(p, l);
+            if (!mine) break;  // claimed by a sender or its timer: it looks again anyway
+            w->rec.result = 0;
+            if (w->polling) w->roused.store(true, memory_order_release);  // under the lock, as unlink_waiters
+            else claimed = w;
+            break;  // l is unlinked: its next is gone
+        }
+        lk.unlock();
+        if (claimed != nullptr) wake(&claimed->rec);
+        if (found) return;
+    }
 }
 
 int port_close(job& j, std::uint32_t self, const weft_port_id_t& id) {
@@ -671,8 +760,8 @@ int port_recv(job& j, std::uint32_t self, const weft_port_id_t* ids, std::size_t
         }
     }
     std::int64_t deadline = timeout_ns > 0 ? monotonic_ns() + timeout_ns : 0;
-    if (n == 1) return recv_one(ps[0], ids[0], buf, cap, st, timeout_ns, deadline, try_only);
-    return recv_any(ps, ids, n, buf, cap, st, timeout_ns, deadline, try_only);
+    if (n == 1) return recv_one(j, ps[0], ids[0], buf, cap, st, timeout_ns, deadline, try_only);
+    return recv_any(j, ps, ids, n, buf, cap, st, timeout_ns, deadline, try_only);
 }
 
 bool name_port_wait(const char* /*what*/, const void* object, char* out, std::size_t cap) {

@@ -20,6 +20,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "net/message.hpp"
 #include "net/transport.hpp"
@@ -79,6 +81,14 @@ struct job {
     std::int32_t home = -1;
     std::unique_ptr<node_table[]> tables;
     std::unique_ptr<transport> tp;
+    // Losses not yet reported (port.cpp, note_loss): a sender whose message
+    // was dropped, and the port it was sent to; one entry per sender, taken
+    // by its next receive that would wait. `losses` is their number, read
+    // without the lock by every receive that would wait (a non-zero value
+    // sends it to the list).
+    spinlock loss_lock;
+    atomic<std::size_t> losses{0};
+    std::vector<std::pair<std::uint64_t, weft_port_id_t>> lost;
 };
 
 // The running job, or null.
@@ -114,6 +124,13 @@ bool bad_timeout(std::int64_t timeout_ns);
 // The deadlock report's name of a wait on a port of the running job: its ID
 // (core/deadlock.hpp, wait_object_namer).
 bool name_port_wait(const char* what, const void* object, char* out, std::size_t cap);
+// The calling thread's sender token (msg_header::sender): its weft thread's
+// id + 1; 0 for an external thread.
+std::uint64_t sender_token();
+// Tells the sender `sender` of node `node` that its message to port `to` was
+// dropped: its receive that waits now, or its next one that would wait,
+// returns ECONNABORTED with st->port = to. Call it with no port locked.
+void note_loss(job& j, std::uint32_t node, std::uint64_t sender, const weft_port_id_t& to);
 // EBUSY if a thread waits on any port; else destroys every port and frees the tables.
 [[nodiscard]] int close_all(job& j);
 

@@ -173,6 +173,7 @@ void* server_main(void* arg) {
             if (!in.reserve(st.len)) weft_thread_yield();
             continue;
         }
+        if (rc == ECONNABORTED) continue;  // a reply it sent was dropped: its caller gave up and destroyed the port
         if (rc != 0) return nullptr;  // EPIPE: closed and drained
         serve(s, in.data(), st.len, out);
     }

@@ -265,6 +265,11 @@ TEST_F(Net, errors_for_bad_ports) {
     EXPECT_EQ(weft_net_recv(q, &v, sizeof v, nullptr, 0), EPERM);
     EXPECT_EQ(weft_net_port_destroy(q), EPERM);
     wt::join(spawn_on(1, [&] { EXPECT_EQ(weft_net_port_destroy(q), 0); }));
+    // The message sent to q was dropped with it: this thread's next receive says so.
+    weft_net_status_t st{};
+    EXPECT_EQ(weft_net_try_recv(p, &v, sizeof v, &st), ECONNABORTED);
+    EXPECT_EQ(st.port.index, q.index);
+    EXPECT_EQ(weft_net_try_recv(p, &v, sizeof v, &st), EAGAIN) << "a loss is reported once";
     // Destroyed, and its slot reused: the old ID stays invalid.
     ASSERT_EQ(weft_net_port_destroy(p), 0);
     EXPECT_EQ(weft_net_send(p, 0, &v, sizeof v), ENOENT);
