@@ -257,7 +257,14 @@ struct incoming {
     unsigned char* bytes = nullptr;      // malloc'd copy of a frame with its payload inline
     unsigned char* body = nullptr;       // malloc'd bulk payload
     MPI_Request bulk = MPI_REQUEST_NULL; // the bulk's receive, until it completes
+    // A bulk received straight into the buffer of its port's waiting receiver
+    // (claimed: no staging copy, no port_try_put); else no waiter.
+    rx_claim direct;
 };
+
+// Long messages received straight into a waiting receiver's buffer, for the
+// tests (mpi_direct_receives()).
+atomic<std::uint64_t> g_direct_receives{0};
 
 struct alignas(64) peer {
     std::uint32_t lock = 0;  // guards every field below (spinlock_ref)
@@ -1048,8 +1055,9 @@ private:
         }
         auto* in = new (std::nothrow) incoming;
         std::size_t bytes_needed = f.bulk ? f.payload_len : n;
-        auto* copy = static_cast<unsigned char*>(std::malloc(bytes_needed));
-        if (in == nullptr || copy == nullptr) {
+        bool direct = in != nullptr && f.bulk && p.in_head == nullptr && claim_direct(p, f, &in->direct);
+        auto* copy = direct ? nullptr : static_cast<unsigned char*>(std::malloc(bytes_needed));
+        if (in == nullptr || (!direct && copy == nullptr)) {
             // A bulk must be received (the peer's next ones would take its
             // place), and a frame behind one must wait: nothing else can.
             std::fprintf(stderr, "weft: mpi transport: out of memory for a %zu-byte message from node %d\n",
@@ -1058,8 +1066,9 @@ private:
         }
         if (f.bulk) {
             in->body = copy;
-            f.payload = copy;
-            int rc = MPI_Irecv(copy, int(f.payload_len), MPI_BYTE, source, kTagBulk, comm_, &in->bulk);
+            void* into = direct ? in->direct.buf : copy;
+            f.payload = static_cast<unsigned char*>(into);
+            int rc = MPI_Irecv(into, int(f.payload_len), MPI_BYTE, source, kTagBulk, comm_, &in->bulk);
             if (rc != MPI_SUCCESS) {
                 report_mpi_error("MPI_Irecv (a bulk payload)", source, rc);
                 in->bulk = MPI_REQUEST_NULL;
@@ -1101,7 +1110,8 @@ private:
                 p.in_head = in->next;
                 if (p.in_head == nullptr) p.in_tail = nullptr;
                 --incoming_;
-                handle(p, r, in->f);
+                if (in->direct.waiter != nullptr) hand_direct(p, in->f, in->direct);
+                else handle(p, r, in->f);
                 std::free(in->bytes);
                 std::free(in->body);
                 delete in;
@@ -1287,6 +1297,38 @@ private:
         // (flush_control): the peer holds the port before it may send more.
         if (hold) queue_port_ctl(source, frame_kind::hold, s->to);
         if (w != nullptr) wake(w);
+    }
+
+    // A bulk frame of peer p, none of whose frames waits before it: claims its
+    // port's waiting receiver for the payload (port_claim_receiver) when
+    // deliver() would put it into the port now, i.e. when p's backlog holds no
+    // frame for that port. Its credit is owed back once the payload is in
+    // (hand_direct), as a staged frame's once it leaves the staging.
+    bool claim_direct(peer& p, const decoded_frame& f, rx_claim* out) {
+        weft_port_id_t to{f.h.dst_node, f.h.dst_index, f.h.dst_gen, 0};
+        spinlock_ref l(p.lock);
+        l.lock();
+        bool queued = backlog_has(p, slot_key(to.index, to.gen));
+        l.unlock();
+        return !queued && port_claim_receiver(*j_, to, f.payload_len, out);
+    }
+
+    // A bulk received into its claimed receiver's buffer (claim_direct): the
+    // receiver gets it, its credit is owed back. A failed receive hands an
+    // empty message, as deliver() puts one.
+    void hand_direct(peer& p, const decoded_frame& f, const rx_claim& c) {
+        weft_port_id_t to{f.h.dst_node, f.h.dst_index, f.h.dst_gen, 0};
+        msg_header mh;
+        mh.tag = f.h.tag;
+        mh.source = f.h.src_node;
+        mh.sent_ns = f.h.sent_ns;
+        spinlock_ref l(p.lock);
+        l.lock();
+        p.ret_msgs += 1;
+        p.ret_bytes += charge_of(f.h.len);
+        l.unlock();
+        port_hand_claimed(c, to, mh, f.payload_len);
+        g_direct_receives.fetch_add(1, memory_order_relaxed);
     }
 
     // p.lock held.
@@ -1475,6 +1517,8 @@ private:
 };
 
 }  // namespace
+
+std::uint64_t mpi_direct_receives() { return g_direct_receives.load(memory_order_relaxed); }
 
 int make_mpi_transport(const transport_config& cfg, std::unique_ptr<transport>* out) {
     auto t = std::unique_ptr<mpi_transport>(new (std::nothrow) mpi_transport);

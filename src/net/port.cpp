@@ -304,7 +304,12 @@ int recv_one(port* p, const weft_port_id_t& id, void* buf, std::size_t cap, weft
                 if (!claimed) rx_remove(p, &l);
                 lk.unlock();
                 if (claimed) {
-                    while (!w.roused.load(memory_order_acquire)) cpu_relax();  // its claimer is finishing
+                    // Its claimer is finishing: a put's copy, or a transport's
+                    // receive straight into buf (port_claim_receiver), which
+                    // completes only by progress, perhaps this worker's own.
+                    while (!w.roused.load(memory_order_acquire)) {
+                        if (!progress_detail::poll_now(0)) weft_thread_yield();
+                    }
                     if (w.handed) {
                         *st = w.st;
                         return 0;
@@ -647,6 +652,31 @@ int port_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* 
 
 int port_try_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, std::size_t len) {
     return put(j, to, h, buf, len, true);
+}
+
+bool port_claim_receiver(job& j, const weft_port_id_t& to, std::size_t len, rx_claim* out) {
+    port* p = find(j, to);
+    if (p == nullptr || p->rx_waiting.load(memory_order_relaxed) == 0) return false;
+    spinlock_ref lk(p->lock);
+    lk.lock();
+    rx_link* front = p->rx_head;
+    // As put()'s hand-off: the oldest receiver waits on this port alone, with
+    // room for the message, and nothing is queued before it.
+    bool fits = live(p, to) && !p->closed && len <= p->max_bytes && p->count == 0 && front != nullptr &&
+                !front->w->any && len <= front->w->cap;
+    rx_waiter* w = fits ? claim_receiver(p) : nullptr;
+    lk.unlock();
+    if (w == nullptr) return false;
+    out->waiter = w;
+    out->buf = w->buf;
+    return true;
+}
+
+void port_hand_claimed(const rx_claim& c, const weft_port_id_t& to, const msg_header& h, std::size_t len) {
+    auto* w = static_cast<rx_waiter*>(c.waiter);
+    fill_status(&w->st, to, h, len);
+    w->handed = true;
+    rouse(w);
 }
 
 int port_info(job& j, const weft_port_id_t& id, std::size_t* max_bytes) {

@@ -86,6 +86,9 @@ const char* transport_names();
 #if WEFT_HAVE_MPI
 // mpi.cpp's part of make_transport.
 [[nodiscard]] int make_mpi_transport(const transport_config& cfg, std::unique_ptr<transport>* out);
+// Long messages this process received straight into a waiting receiver's buffer
+// (docs/design/mpi.md, "Long messages"); for tests/mpi, which link libweft.a.
+std::uint64_t mpi_direct_receives();
 #endif
 
 }  // namespace weft::detail::net
