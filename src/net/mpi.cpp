@@ -922,17 +922,28 @@ private:
     // `waiting` (a ult polls for its message, core/progress.hpp): one frame,
     // and the step ends after it; the sends and control frames only every
     // kWaitingSideEvery-th such step (a ult polls in a tight loop).
+    // A step that wakes a thread whose long send completed takes no frame:
+    // that thread may run and wait for its reply before the reply's header is
+    // taken, and then gets the payload straight into its buffer (claim_direct);
+    // in a ping-pong the reply's header mostly comes with the completion.
     bool step(bool waiting = false) {
         mpi_guard g(*this);
-        bool did = receive(waiting ? 1 : kRecvBatch);
+        bool did = false;
+        if (!waiting) {
+            did = complete_sends();
+            if (woke_sender_) return flush_control() || did;
+        }
+        did |= receive(waiting ? 1 : kRecvBatch);
         did |= complete_bulks();
         if (waiting && (did || ++waiting_steps_ % kWaitingSideEvery != 0)) return did;
-        did |= complete_sends();
+        if (waiting) did |= complete_sends();
         did |= flush_control();
         return did;
     }
 
+    // True if a send completed; woke_sender_: one of them had a thread waiting.
     bool complete_sends() {
+        woke_sender_ = false;
         pend_lock_.lock();
         if (send_reqs_.empty()) {
             pend_lock_.unlock();
@@ -964,6 +975,7 @@ private:
         send_reqs_.resize(keep);
         sends_.resize(keep);
         pend_lock_.unlock();
+        woke_sender_ = !woken.empty();
         for (completion* c : woken) c->complete(0, 0);
         return true;
     }
@@ -1503,6 +1515,7 @@ private:
     std::size_t ring_head_ = 0;          // the oldest receive of the ring
     std::size_t incoming_ = 0;           // frames waiting in the peers' in lists
     unsigned waiting_steps_ = 0;         // progress only: steps of a polling ult
+    bool woke_sender_ = false;           // progress only: complete_sends woke a long send's thread
 
     spinlock ctl_lock_;  // control frames for the next step
     std::vector<ctl_frame> ctl_;
