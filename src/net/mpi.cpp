@@ -53,7 +53,9 @@
 //      caller's buffer (no copy), and the thread waits for that send.
 // A data frame at the destination (progress):
 //   4. taken from the ring, decoded; a bulk frame posts the receive of its
-//      payload (MPI_Irecv from its sender, bulk tag), and its peer's later
+//      payload (MPI_Irecv from its sender, bulk tag): straight into the buffer
+//      of its port's waiting receiver when port_try_put would hand it the
+//      message now (claim_direct), else into a staging buffer; its peer's later
 //      frames wait behind it until the payload is in (a peer's frames are
 //      acted on in the order it sent them). Its credit is owed back from here
 //      on. If its peer's backlog has no frame for the port, port_try_put; a
