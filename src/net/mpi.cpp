@@ -161,6 +161,14 @@ constexpr std::uint64_t kPingId = 0;
 // declares the peer dead (16 frames each).
 constexpr int kDrainSteps = 64;
 
+// A kernel thread's spare buffer for a data frame of kFrameMax bytes (send()),
+// reused for the thread's life.
+struct spare_frame {
+    unsigned char* buf = nullptr;
+    ~spare_frame() { std::free(buf); }
+};
+thread_local spare_frame t_spare;
+
 std::uint64_t charge_of(std::uint64_t len) { return std::min(len, kWindowBytes); }
 
 std::uint64_t port_key(std::uint32_t node, std::uint32_t index) { return (std::uint64_t(node) << 32) | index; }
@@ -567,15 +575,29 @@ public:
         wh.sent_ns = monotonic_ns();
         wh.len = len;
         if (len <= kInlineMax) {
-            auto* fb = static_cast<unsigned char*>(std::malloc(kWireHeaderBytes + len));
+            // This kernel thread's spare frame buffer: an eager send over shared
+            // memory is copied out inside MPI_Isend, so the buffer is free again
+            // at once and serves the next frame; only a send still pending keeps
+            // it (and the next frame allocates a new spare). No scheduling point
+            // comes between taking it and putting it back (spinlocks and MPI
+            // calls only), so no other thread of this kernel thread uses it.
+            unsigned char* fb = t_spare.buf;
+            t_spare.buf = nullptr;
+            if (fb == nullptr) fb = static_cast<unsigned char*>(std::malloc(kFrameMax));
             if (fb == nullptr) {
                 give_back_credit(p, charge);
                 return ENOMEM;
             }
             encode_header(wh, fb);
             if (len != 0) std::memcpy(fb + kWireHeaderBytes, buf, len);
+            bool sent = false;
             mpi_guard g(*this);
-            return post_locked(int(to.node), kTagFrame, fb, kWireHeaderBytes + len, fb, nullptr);
+            int rc = post_locked(int(to.node), kTagFrame, fb, kWireHeaderBytes + len, fb, nullptr, &sent);
+            if (sent) {
+                if (t_spare.buf == nullptr) t_spare.buf = fb;
+                else std::free(fb);
+            }
+            return rc;
         }
         // A long message: its header frame, then its payload as a bulk message.
         wh.flags = kFlagBulk;
@@ -749,7 +771,10 @@ private:
     // waiter completed when it is done: at once if MPI sent it inline (Open
     // MPI's eager sends over shared memory copy the message out in MPI_Isend
     // and return a request that is complete), else by a progress step.
-    int post_locked(int dest, int tag, const void* buf, std::size_t n, void* owned, completion* waiter) {
+    // With sent_inline, an inline completion keeps owned (the caller's again)
+    // and sets *sent_inline.
+    int post_locked(int dest, int tag, const void* buf, std::size_t n, void* owned, completion* waiter,
+                    bool* sent_inline = nullptr) {
         MPI_Request req;
         int rc = MPI_Isend(buf, int(n), MPI_BYTE, dest, tag, comm_, &req);
         if (rc != MPI_SUCCESS) {
@@ -759,7 +784,8 @@ private:
         }
         int done = 0;
         if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done) {
-            std::free(owned);
+            if (sent_inline != nullptr) *sent_inline = true;
+            else std::free(owned);
             if (waiter != nullptr) waiter->complete(0, 0);
             return 0;
         }
