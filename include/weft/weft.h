@@ -943,8 +943,10 @@ WEFT_API int weft_net_send(weft_port_id_t to, int32_t tag, const void *buf, size
  *         nothing arrived in time; EMSGSIZE the oldest message is longer than
  *         cap: it stays queued, st->len says its length; EPIPE the port was
  *         destroyed while the caller waited, or it is closed and holds no
- *         message (at once, without waiting); EINVAL null buf with cap > 0,
- *         timeout_ns negative other than WEFT_NET_FOREVER. */
+ *         message (at once, without waiting); EHOSTDOWN (mpi) a long
+ *         message was being received straight into buf from a node that was
+ *         declared dead meanwhile (no message is taken); EINVAL null buf with
+ *         cap > 0, timeout_ns negative other than WEFT_NET_FOREVER. */
 WEFT_API int weft_net_recv(weft_port_id_t port, void *buf, size_t cap, weft_net_status_t *st, int64_t timeout_ns);
 /* weft_net_recv that never blocks. Errors: EAGAIN no message is receivable
  * now (the port is open); EPIPE the port is closed and holds no message (a

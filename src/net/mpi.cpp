@@ -270,11 +270,19 @@ struct incoming {
     // A bulk received straight into the buffer of its port's waiting receiver
     // (claimed: no staging copy, no port_try_put); else no waiter.
     rx_claim direct;
+    // The claimed receive's MPI_Cancel is posted: what its receiver gets if the
+    // cancel succeeds (ETIMEDOUT or kPeerDead: give_up_claim); else 0.
+    int cancel_with = 0;
 };
 
-// Long messages received straight into a waiting receiver's buffer, for the
-// tests (mpi_direct_receives()).
+// For the tests (mpi_claimed_receives() and the others, transport.hpp): long
+// messages whose receiver was claimed, received straight into its buffer, and
+// claimed receives given up (their MPI receive cancelled); and the test hook
+// that drops the next long send's payload.
+atomic<std::uint64_t> g_claimed_receives{0};
 atomic<std::uint64_t> g_direct_receives{0};
+atomic<std::uint64_t> g_cancelled_claims{0};
+atomic<bool> g_drop_next_payload{false};
 
 struct alignas(64) peer {
     std::uint32_t lock = 0;  // guards every field below (spinlock_ref)
@@ -624,6 +632,12 @@ public:
             // either thread mode).
             lock_guard<spinlock> pair(mpi_lock_);
             rc = post_locked(int(to.node), kTagFrame, fb, kWireHeaderBytes, fb, nullptr);
+            if (rc == 0 && g_drop_next_payload.load(memory_order_relaxed)) {
+                g_drop_next_payload.store(false, memory_order_relaxed);
+                std::free(body);
+                delete c;
+                return 0;  // a sender that stops between header and payload
+            }
             if (rc == 0) rc = post_locked(int(to.node), kTagBulk, copy ? body : buf, len, body, c);
             else std::free(body);
         }
@@ -1096,6 +1110,7 @@ private:
         auto* in = new (std::nothrow) incoming;
         std::size_t bytes_needed = f.bulk ? f.payload_len : n;
         bool direct = in != nullptr && f.bulk && p.in_head == nullptr && claim_direct(p, f, &in->direct);
+        if (direct) g_claimed_receives.fetch_add(1, memory_order_relaxed);
         auto* copy = direct ? nullptr : static_cast<unsigned char*>(std::malloc(bytes_needed));
         if (in == nullptr || (!direct && copy == nullptr)) {
             // A bulk must be received (the peer's next ones would take its
@@ -1137,14 +1152,19 @@ private:
             while (incoming* in = p.in_head) {
                 if (in->bulk != MPI_REQUEST_NULL) {
                     int flag = 0;
-                    int rc = MPI_Test(&in->bulk, &flag, MPI_STATUS_IGNORE);
+                    MPI_Status status;
+                    int rc = MPI_Test(&in->bulk, &flag, &status);
                     if (rc != MPI_SUCCESS) {
                         report_mpi_error("MPI_Test (a bulk payload)", r, rc);
                         if (in->bulk != MPI_REQUEST_NULL) break;
                         in->f.payload_len = 0;
                         in->f.payload = nullptr;
                     } else if (!flag) {
+                        if (in->direct.waiter != nullptr && in->cancel_with == 0) give_up_claim(p, r, in);
                         break;
+                    } else if (in->cancel_with != 0 && cancelled(status)) {
+                        restage(r, in);
+                        continue;  // its bulk is received anew, into a staging buffer
                     }
                 }
                 p.in_head = in->next;
@@ -1159,6 +1179,51 @@ private:
             }
         }
         return did;
+    }
+
+    // A claimed receive whose bulk is not in yet, when its receiver's deadline
+    // passed or its sender was declared dead: cancels the MPI receive, which
+    // may still complete (the payload was arriving). complete_bulks then sees
+    // which: a cancelled one fails the receiver (restage), a completed one is
+    // handed as usual; the receiver never returns while buf may be written.
+    void give_up_claim(const peer& p, int r, incoming* in) {
+        int why = p.dead.load(memory_order_relaxed);
+        if (why == 0 && in->direct.deadline != 0 && monotonic_ns() >= in->direct.deadline) why = ETIMEDOUT;
+        if (why == 0) return;
+        if (int rc = MPI_Cancel(&in->bulk); rc != MPI_SUCCESS) {
+            report_mpi_error("MPI_Cancel (a claimed bulk payload)", r, rc);
+            return;  // it completes, or the receiver waits: never returns with buf in use
+        }
+        in->cancel_with = why;
+    }
+
+    static bool cancelled(const MPI_Status& status) {
+        int flag = 0;
+        return MPI_Test_cancelled(&status, &flag) == MPI_SUCCESS && flag != 0;
+    }
+
+    // A claimed receive cancelled (give_up_claim): its receiver fails, and the
+    // bulk, which a live peer still sends, is received into a staging buffer
+    // and delivered to the port as any staged message.
+    void restage(int r, incoming* in) {
+        port_fail_claimed(in->direct, in->cancel_with);
+        g_cancelled_claims.fetch_add(1, memory_order_relaxed);
+        in->direct = rx_claim{};
+        in->cancel_with = 0;
+        in->body = static_cast<unsigned char*>(std::malloc(in->f.payload_len));
+        if (in->body == nullptr) {
+            std::fprintf(stderr, "weft: mpi transport: out of memory for a %zu-byte message from node %d\n",
+                         std::size_t(in->f.payload_len), r);
+            std::abort();
+        }
+        in->f.payload = in->body;
+        int rc = MPI_Irecv(in->body, int(in->f.payload_len), MPI_BYTE, r, kTagBulk, comm_, &in->bulk);
+        if (rc != MPI_SUCCESS) {
+            report_mpi_error("MPI_Irecv (a bulk payload)", r, rc);
+            in->bulk = MPI_REQUEST_NULL;
+            in->f.payload_len = 0;
+            in->f.payload = nullptr;
+        }
     }
 
     bool flush_control() {
@@ -1560,6 +1625,9 @@ private:
 }  // namespace
 
 std::uint64_t mpi_direct_receives() { return g_direct_receives.load(memory_order_relaxed); }
+std::uint64_t mpi_cancelled_claims() { return g_cancelled_claims.load(memory_order_relaxed); }
+std::uint64_t mpi_claimed_receives() { return g_claimed_receives.load(memory_order_relaxed); }
+void mpi_drop_next_payload() { g_drop_next_payload.store(true, memory_order_relaxed); }
 
 int make_mpi_transport(const transport_config& cfg, std::unique_ptr<transport>* out) {
     auto t = std::unique_ptr<mpi_transport>(new (std::nothrow) mpi_transport);

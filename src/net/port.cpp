@@ -43,6 +43,7 @@ struct rx_waiter {
     // One port: the hand-off target, written by the sender that claims it.
     void* buf = nullptr;
     std::size_t cap = 0;
+    std::int64_t deadline = 0;  // the receive's (absolute, monotonic; 0: none), for a claimer
     bool handed = false;
     weft_net_status_t st{};
     // A one-port receiver that polls a transport instead of blocking
@@ -210,9 +211,10 @@ void unlink_all(rx_link* links, std::size_t n) {
 
 // Links one-port receiver w, taking up to cap bytes into buf, into p's rx list
 // through l (p's lock held).
-void link_receiver(port* p, rx_waiter& w, rx_link& l, void* buf, std::size_t cap) {
+void link_receiver(port* p, rx_waiter& w, rx_link& l, void* buf, std::size_t cap, std::int64_t deadline = 0) {
     w.buf = buf;
     w.cap = cap;
+    w.deadline = deadline;
     l.w = &w;
     l.p = p;
     rx_push(p, &l);
@@ -296,7 +298,7 @@ int recv_one(port* p, const weft_port_id_t& id, void* buf, std::size_t cap, weft
                 rx_waiter w;
                 w.polling = true;
                 rx_link l;
-                link_receiver(p, w, l, buf, cap);
+                link_receiver(p, w, l, buf, cap, deadline);
                 lk.unlock();
                 (void)poll_before_wait(&roused, &w);
                 lk.lock();
@@ -314,6 +316,11 @@ int recv_one(port* p, const weft_port_id_t& id, void* buf, std::size_t cap, weft
                         *st = w.st;
                         return 0;
                     }
+                    // A claim given up (port_fail_claimed): the deadline, or a dead sender.
+                    if (w.rec.result == ETIMEDOUT || w.rec.result == EHOSTDOWN) {
+                        st->port = id;
+                        return w.rec.result;
+                    }
                     if (w.rec.result == EPIPE) destroyed_while_waiting = true;
                 }
                 continue;
@@ -322,13 +329,17 @@ int recv_one(port* p, const weft_port_id_t& id, void* buf, std::size_t cap, weft
         std::int64_t wake_at = deadline == 0 ? next_ready : (next_ready < deadline ? next_ready : deadline);
         rx_waiter w;
         rx_link l;
-        link_receiver(p, w, l, buf, cap);
+        link_receiver(p, w, l, buf, cap, deadline);
         w.rec.queue = &l;
         w.rec.unlink = &unlink_rx_one;
         rc = wait(&w.rec, &p->lock, wake_at == INT64_MAX ? 0 : wake_at, "weft_net_recv", p);
         if (w.handed) {
             *st = w.st;
             return 0;
+        }
+        if (rc == EHOSTDOWN) {  // a claim given up: its sender is dead (port_fail_claimed)
+            st->port = id;
+            return rc;
         }
         if (rc == EPIPE) destroyed_while_waiting = true;
         // Woken by a message that needs the queue (too long for a hand-off,
@@ -669,7 +680,14 @@ bool port_claim_receiver(job& j, const weft_port_id_t& to, std::size_t len, rx_c
     if (w == nullptr) return false;
     out->waiter = w;
     out->buf = w->buf;
+    out->deadline = w->deadline;
     return true;
+}
+
+void port_fail_claimed(const rx_claim& c, int err) {
+    auto* w = static_cast<rx_waiter*>(c.waiter);
+    w->rec.result = err;
+    rouse(w);
 }
 
 void port_hand_claimed(const rx_claim& c, const weft_port_id_t& to, const msg_header& h, std::size_t len) {

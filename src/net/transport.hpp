@@ -89,6 +89,13 @@ const char* transport_names();
 // Long messages this process received straight into a waiting receiver's buffer
 // (docs/design/mpi.md, "Long messages"); for tests/mpi, which link libweft.a.
 std::uint64_t mpi_direct_receives();
+// For tests/mpi/net_mpi_dead_peer_test.cpp: long messages whose waiting
+// receiver was claimed, claims given up (docs/design/mpi.md, "Long messages"),
+// and a hook that makes this process's next long send post its header but not
+// its payload (a sender that stops between the two).
+std::uint64_t mpi_claimed_receives();
+std::uint64_t mpi_cancelled_claims();
+void mpi_drop_next_payload();
 #endif
 
 }  // namespace weft::detail::net
