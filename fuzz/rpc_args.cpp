@@ -141,8 +141,8 @@ void bytes_first(const unsigned char* data, std::size_t size) {
     // Packed twice, over zeros and over ones: a byte that differs is one the
     // packer does not write (padding); every other byte must be the input's.
     aligned zeros(size, 0x00), ones(size, 0xff);
-    pack(zeros.bytes(), v, idx);
-    pack(ones.bytes(), v, idx);
+    pack(zeros.bytes(), size, v, idx);
+    pack(ones.bytes(), size, v, idx);
     for (std::size_t i = 0; i < size; ++i)
         if (zeros.bytes()[i] == ones.bytes()[i] && zeros.bytes()[i] != data[i]) std::abort();
     for (std::size_t i = size; i < zeros.blocks * sizeof(block); ++i)  // nothing written past the packed size
@@ -159,7 +159,7 @@ void values_first(const unsigned char* data, std::size_t size) {
     Tuple v = make_all<Tuple>(in, keep, idx);
     std::size_t n = packed_size(v, idx);
     aligned b(n, 0xa5);
-    pack(b.bytes(), v, idx);
+    pack(b.bytes(), n, v, idx);
     Tuple back;
     if (!decode(b.bytes(), n, &back) || !same_all(v, back, idx)) std::abort();
 }
