@@ -74,7 +74,7 @@ void print_usage(std::FILE* out) {
     std::fprintf(out,
                  "\ncommands:\n"
                  "  %-*s  the experiments above, one per line\n"
-                 "  %-*s  short runs of every demo experiment (under a minute), out/results.jsonl, out/report/\n"
+                 "  %-*s  short runs of every demo experiment (about 100 s), out/results.jsonl, out/report/\n"
                  "  %-*s  the same experiments at full size (%s on 2 cores), same outputs\n",
                  int(w), "list", int(w), "demo", int(w), "all", full_suite_duration);
 }
