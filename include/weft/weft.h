@@ -949,9 +949,7 @@ WEFT_API int weft_net_send(weft_port_id_t to, int32_t tag, const void *buf, size
  *         message (at once, without waiting); ECONNABORTED a message this
  *         thread sent was dropped by weft_net_port_destroy (st->port names
  *         that port; reported instead of waiting or of ETIMEDOUT, once; a
- *         message already receivable here is received first); EHOSTDOWN (mpi)
- *         a long message was being received straight into buf from a node
- *         that was declared dead meanwhile (no message is taken); EINVAL null
+ *         message already receivable here is received first); EINVAL null
  *         buf with cap > 0, timeout_ns negative other than WEFT_NET_FOREVER. */
 WEFT_API int weft_net_recv(weft_port_id_t port, void *buf, size_t cap, weft_net_status_t *st, int64_t timeout_ns);
 /* weft_net_recv that never blocks. Errors: EAGAIN no message is receivable

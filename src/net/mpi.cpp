@@ -53,9 +53,7 @@
 //      caller's buffer (no copy), and the thread waits for that send.
 // A data frame at the destination (progress):
 //   4. taken from the ring, decoded; a bulk frame posts the receive of its
-//      payload (MPI_Irecv from its sender, bulk tag): straight into the buffer
-//      of its port's waiting receiver when port_try_put would hand it the
-//      message now (claim_direct), else into a staging buffer; its peer's later
+//      payload (MPI_Irecv from its sender, bulk tag), and its peer's later
 //      frames wait behind it until the payload is in (a peer's frames are
 //      acted on in the order it sent them). Its credit is owed back from here
 //      on. If its peer's backlog has no frame for the port, port_try_put; a
@@ -161,14 +159,6 @@ constexpr std::uint64_t kPingId = 0;
 // declares the peer dead (16 frames each).
 constexpr int kDrainSteps = 64;
 
-// A kernel thread's spare buffer for a data frame of kFrameMax bytes (send()),
-// reused for the thread's life.
-struct spare_frame {
-    unsigned char* buf = nullptr;
-    ~spare_frame() { std::free(buf); }
-};
-thread_local spare_frame t_spare;
-
 std::uint64_t charge_of(std::uint64_t len) { return std::min(len, kWindowBytes); }
 
 std::uint64_t port_key(std::uint32_t node, std::uint32_t index) { return (std::uint64_t(node) << 32) | index; }
@@ -267,22 +257,7 @@ struct incoming {
     unsigned char* bytes = nullptr;      // malloc'd copy of a frame with its payload inline
     unsigned char* body = nullptr;       // malloc'd bulk payload
     MPI_Request bulk = MPI_REQUEST_NULL; // the bulk's receive, until it completes
-    // A bulk received straight into the buffer of its port's waiting receiver
-    // (claimed: no staging copy, no port_try_put); else no waiter.
-    rx_claim direct;
-    // The claimed receive's MPI_Cancel is posted: what its receiver gets if the
-    // cancel succeeds (ETIMEDOUT or kPeerDead: give_up_claim); else 0.
-    int cancel_with = 0;
 };
-
-// For the tests (mpi_claimed_receives() and the others, transport.hpp): long
-// messages whose receiver was claimed, received straight into its buffer, and
-// claimed receives given up (their MPI receive cancelled); and the test hook
-// that drops the next long send's payload.
-atomic<std::uint64_t> g_claimed_receives{0};
-atomic<std::uint64_t> g_direct_receives{0};
-atomic<std::uint64_t> g_cancelled_claims{0};
-atomic<bool> g_drop_next_payload{false};
 
 struct alignas(64) peer {
     std::uint32_t lock = 0;  // guards every field below (spinlock_ref)
@@ -583,29 +558,15 @@ public:
         wh.sent_ns = monotonic_ns();
         wh.len = len;
         if (len <= kInlineMax) {
-            // This kernel thread's spare frame buffer: an eager send over shared
-            // memory is copied out inside MPI_Isend, so the buffer is free again
-            // at once and serves the next frame; only a send still pending keeps
-            // it (and the next frame allocates a new spare). No scheduling point
-            // comes between taking it and putting it back (spinlocks and MPI
-            // calls only), so no other thread of this kernel thread uses it.
-            unsigned char* fb = t_spare.buf;
-            t_spare.buf = nullptr;
-            if (fb == nullptr) fb = static_cast<unsigned char*>(std::malloc(kFrameMax));
+            auto* fb = static_cast<unsigned char*>(std::malloc(kWireHeaderBytes + len));
             if (fb == nullptr) {
                 give_back_credit(p, charge);
                 return ENOMEM;
             }
             encode_header(wh, fb);
             if (len != 0) std::memcpy(fb + kWireHeaderBytes, buf, len);
-            bool sent = false;
             mpi_guard g(*this);
-            int rc = post_locked(int(to.node), kTagFrame, fb, kWireHeaderBytes + len, fb, nullptr, &sent);
-            if (sent) {
-                if (t_spare.buf == nullptr) t_spare.buf = fb;
-                else std::free(fb);
-            }
-            return rc;
+            return post_locked(int(to.node), kTagFrame, fb, kWireHeaderBytes + len, fb, nullptr);
         }
         // A long message: its header frame, then its payload as a bulk message.
         wh.flags = kFlagBulk;
@@ -632,12 +593,6 @@ public:
             // either thread mode).
             lock_guard<spinlock> pair(mpi_lock_);
             rc = post_locked(int(to.node), kTagFrame, fb, kWireHeaderBytes, fb, nullptr);
-            if (rc == 0 && g_drop_next_payload.load(memory_order_relaxed)) {
-                g_drop_next_payload.store(false, memory_order_relaxed);
-                std::free(body);
-                delete c;
-                return 0;  // a sender that stops between header and payload
-            }
             if (rc == 0) rc = post_locked(int(to.node), kTagBulk, copy ? body : buf, len, body, c);
             else std::free(body);
         }
@@ -785,10 +740,7 @@ private:
     // waiter completed when it is done: at once if MPI sent it inline (Open
     // MPI's eager sends over shared memory copy the message out in MPI_Isend
     // and return a request that is complete), else by a progress step.
-    // With sent_inline, an inline completion keeps owned (the caller's again)
-    // and sets *sent_inline.
-    int post_locked(int dest, int tag, const void* buf, std::size_t n, void* owned, completion* waiter,
-                    bool* sent_inline = nullptr) {
+    int post_locked(int dest, int tag, const void* buf, std::size_t n, void* owned, completion* waiter) {
         MPI_Request req;
         int rc = MPI_Isend(buf, int(n), MPI_BYTE, dest, tag, comm_, &req);
         if (rc != MPI_SUCCESS) {
@@ -798,8 +750,7 @@ private:
         }
         int done = 0;
         if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done) {
-            if (sent_inline != nullptr) *sent_inline = true;
-            else std::free(owned);
+            std::free(owned);
             if (waiter != nullptr) waiter->complete(0, 0);
             return 0;
         }
@@ -964,28 +915,17 @@ private:
     // `waiting` (a ult polls for its message, core/progress.hpp): one frame,
     // and the step ends after it; the sends and control frames only every
     // kWaitingSideEvery-th such step (a ult polls in a tight loop).
-    // A step that wakes a thread whose long send completed takes no frame:
-    // that thread may run and wait for its reply before the reply's header is
-    // taken, and then gets the payload straight into its buffer (claim_direct);
-    // in a ping-pong the reply's header mostly comes with the completion.
     bool step(bool waiting = false) {
         mpi_guard g(*this);
-        bool did = false;
-        if (!waiting) {
-            did = complete_sends();
-            if (woke_sender_) return flush_control() || did;
-        }
-        did |= receive(waiting ? 1 : kRecvBatch);
+        bool did = receive(waiting ? 1 : kRecvBatch);
         did |= complete_bulks();
         if (waiting && (did || ++waiting_steps_ % kWaitingSideEvery != 0)) return did;
-        if (waiting) did |= complete_sends();
+        did |= complete_sends();
         did |= flush_control();
         return did;
     }
 
-    // True if a send completed; woke_sender_: one of them had a thread waiting.
     bool complete_sends() {
-        woke_sender_ = false;
         pend_lock_.lock();
         if (send_reqs_.empty()) {
             pend_lock_.unlock();
@@ -1017,7 +957,6 @@ private:
         send_reqs_.resize(keep);
         sends_.resize(keep);
         pend_lock_.unlock();
-        woke_sender_ = !woken.empty();
         for (completion* c : woken) c->complete(0, 0);
         return true;
     }
@@ -1109,10 +1048,8 @@ private:
         }
         auto* in = new (std::nothrow) incoming;
         std::size_t bytes_needed = f.bulk ? f.payload_len : n;
-        bool direct = in != nullptr && f.bulk && p.in_head == nullptr && claim_direct(p, f, &in->direct);
-        if (direct) g_claimed_receives.fetch_add(1, memory_order_relaxed);
-        auto* copy = direct ? nullptr : static_cast<unsigned char*>(std::malloc(bytes_needed));
-        if (in == nullptr || (!direct && copy == nullptr)) {
+        auto* copy = static_cast<unsigned char*>(std::malloc(bytes_needed));
+        if (in == nullptr || copy == nullptr) {
             // A bulk must be received (the peer's next ones would take its
             // place), and a frame behind one must wait: nothing else can.
             std::fprintf(stderr, "weft: mpi transport: out of memory for a %zu-byte message from node %d\n",
@@ -1121,9 +1058,8 @@ private:
         }
         if (f.bulk) {
             in->body = copy;
-            void* into = direct ? in->direct.buf : copy;
-            f.payload = static_cast<unsigned char*>(into);
-            int rc = MPI_Irecv(into, int(f.payload_len), MPI_BYTE, source, kTagBulk, comm_, &in->bulk);
+            f.payload = copy;
+            int rc = MPI_Irecv(copy, int(f.payload_len), MPI_BYTE, source, kTagBulk, comm_, &in->bulk);
             if (rc != MPI_SUCCESS) {
                 report_mpi_error("MPI_Irecv (a bulk payload)", source, rc);
                 in->bulk = MPI_REQUEST_NULL;
@@ -1152,26 +1088,20 @@ private:
             while (incoming* in = p.in_head) {
                 if (in->bulk != MPI_REQUEST_NULL) {
                     int flag = 0;
-                    MPI_Status status;
-                    int rc = MPI_Test(&in->bulk, &flag, &status);
+                    int rc = MPI_Test(&in->bulk, &flag, MPI_STATUS_IGNORE);
                     if (rc != MPI_SUCCESS) {
                         report_mpi_error("MPI_Test (a bulk payload)", r, rc);
                         if (in->bulk != MPI_REQUEST_NULL) break;
                         in->f.payload_len = 0;
                         in->f.payload = nullptr;
                     } else if (!flag) {
-                        if (in->direct.waiter != nullptr && in->cancel_with == 0) give_up_claim(p, r, in);
                         break;
-                    } else if (in->cancel_with != 0 && cancelled(status)) {
-                        restage(r, in);
-                        continue;  // its bulk is received anew, into a staging buffer
                     }
                 }
                 p.in_head = in->next;
                 if (p.in_head == nullptr) p.in_tail = nullptr;
                 --incoming_;
-                if (in->direct.waiter != nullptr) hand_direct(p, in->f, in->direct);
-                else handle(p, r, in->f);
+                handle(p, r, in->f);
                 std::free(in->bytes);
                 std::free(in->body);
                 delete in;
@@ -1179,51 +1109,6 @@ private:
             }
         }
         return did;
-    }
-
-    // A claimed receive whose bulk is not in yet, when its receiver's deadline
-    // passed or its sender was declared dead: cancels the MPI receive, which
-    // may still complete (the payload was arriving). complete_bulks then sees
-    // which: a cancelled one fails the receiver (restage), a completed one is
-    // handed as usual; the receiver never returns while buf may be written.
-    void give_up_claim(const peer& p, int r, incoming* in) {
-        int why = p.dead.load(memory_order_relaxed);
-        if (why == 0 && in->direct.deadline != 0 && monotonic_ns() >= in->direct.deadline) why = ETIMEDOUT;
-        if (why == 0) return;
-        if (int rc = MPI_Cancel(&in->bulk); rc != MPI_SUCCESS) {
-            report_mpi_error("MPI_Cancel (a claimed bulk payload)", r, rc);
-            return;  // it completes, or the receiver waits: never returns with buf in use
-        }
-        in->cancel_with = why;
-    }
-
-    static bool cancelled(const MPI_Status& status) {
-        int flag = 0;
-        return MPI_Test_cancelled(&status, &flag) == MPI_SUCCESS && flag != 0;
-    }
-
-    // A claimed receive cancelled (give_up_claim): its receiver fails, and the
-    // bulk, which a live peer still sends, is received into a staging buffer
-    // and delivered to the port as any staged message.
-    void restage(int r, incoming* in) {
-        port_fail_claimed(in->direct, in->cancel_with);
-        g_cancelled_claims.fetch_add(1, memory_order_relaxed);
-        in->direct = rx_claim{};
-        in->cancel_with = 0;
-        in->body = static_cast<unsigned char*>(std::malloc(in->f.payload_len));
-        if (in->body == nullptr) {
-            std::fprintf(stderr, "weft: mpi transport: out of memory for a %zu-byte message from node %d\n",
-                         std::size_t(in->f.payload_len), r);
-            std::abort();
-        }
-        in->f.payload = in->body;
-        int rc = MPI_Irecv(in->body, int(in->f.payload_len), MPI_BYTE, r, kTagBulk, comm_, &in->bulk);
-        if (rc != MPI_SUCCESS) {
-            report_mpi_error("MPI_Irecv (a bulk payload)", r, rc);
-            in->bulk = MPI_REQUEST_NULL;
-            in->f.payload_len = 0;
-            in->f.payload = nullptr;
-        }
     }
 
     bool flush_control() {
@@ -1404,38 +1289,6 @@ private:
         if (w != nullptr) wake(w);
     }
 
-    // A bulk frame of peer p, none of whose frames waits before it: claims its
-    // port's waiting receiver for the payload (port_claim_receiver) when
-    // deliver() would put it into the port now, i.e. when p's backlog holds no
-    // frame for that port. Its credit is owed back once the payload is in
-    // (hand_direct), as a staged frame's once it leaves the staging.
-    bool claim_direct(peer& p, const decoded_frame& f, rx_claim* out) {
-        weft_port_id_t to{f.h.dst_node, f.h.dst_index, f.h.dst_gen, 0};
-        spinlock_ref l(p.lock);
-        l.lock();
-        bool queued = backlog_has(p, slot_key(to.index, to.gen));
-        l.unlock();
-        return !queued && port_claim_receiver(*j_, to, f.payload_len, out);
-    }
-
-    // A bulk received into its claimed receiver's buffer (claim_direct): the
-    // receiver gets it, its credit is owed back. A failed receive hands an
-    // empty message, as deliver() puts one.
-    void hand_direct(peer& p, const decoded_frame& f, const rx_claim& c) {
-        weft_port_id_t to{f.h.dst_node, f.h.dst_index, f.h.dst_gen, 0};
-        msg_header mh;
-        mh.tag = f.h.tag;
-        mh.source = f.h.src_node;
-        mh.sent_ns = f.h.sent_ns;
-        spinlock_ref l(p.lock);
-        l.lock();
-        p.ret_msgs += 1;
-        p.ret_bytes += charge_of(f.h.len);
-        l.unlock();
-        port_hand_claimed(c, to, mh, f.payload_len);
-        g_direct_receives.fetch_add(1, memory_order_relaxed);
-    }
-
     // p.lock held.
     static bool backlog_has(const peer& p, std::uint64_t key) {
         for (const staged* s = p.bl_head; s != nullptr; s = s->next)
@@ -1608,7 +1461,6 @@ private:
     std::size_t ring_head_ = 0;          // the oldest receive of the ring
     std::size_t incoming_ = 0;           // frames waiting in the peers' in lists
     unsigned waiting_steps_ = 0;         // progress only: steps of a polling ult
-    bool woke_sender_ = false;           // progress only: complete_sends woke a long send's thread
 
     spinlock ctl_lock_;  // control frames for the next step
     std::vector<ctl_frame> ctl_;
@@ -1623,11 +1475,6 @@ private:
 };
 
 }  // namespace
-
-std::uint64_t mpi_direct_receives() { return g_direct_receives.load(memory_order_relaxed); }
-std::uint64_t mpi_cancelled_claims() { return g_cancelled_claims.load(memory_order_relaxed); }
-std::uint64_t mpi_claimed_receives() { return g_claimed_receives.load(memory_order_relaxed); }
-void mpi_drop_next_payload() { g_drop_next_payload.store(true, memory_order_relaxed); }
 
 int make_mpi_transport(const transport_config& cfg, std::unique_ptr<transport>* out) {
     auto t = std::unique_ptr<mpi_transport>(new (std::nothrow) mpi_transport);

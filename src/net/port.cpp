@@ -44,7 +44,6 @@ struct rx_waiter {
     // One port: the hand-off target, written by the sender that claims it.
     void* buf = nullptr;
     std::size_t cap = 0;
-    std::int64_t deadline = 0;  // the receive's (absolute, monotonic; 0: none), for a claimer
     bool handed = false;
     weft_net_status_t st{};
     // A one-port receiver that polls a transport instead of blocking
@@ -235,10 +234,9 @@ void unlink_all(rx_link* links, std::size_t n) {
 
 // Links one-port receiver w, taking up to cap bytes into buf, into p's rx list
 // through l (p's lock held).
-void link_receiver(port* p, rx_waiter& w, rx_link& l, void* buf, std::size_t cap, std::int64_t deadline = 0) {
+void link_receiver(port* p, rx_waiter& w, rx_link& l, void* buf, std::size_t cap) {
     w.buf = buf;
     w.cap = cap;
-    w.deadline = deadline;
     l.w = &w;
     l.p = p;
     rx_push(p, &l);
@@ -328,7 +326,7 @@ int recv_one(job& j, port* p, const weft_port_id_t& id, void* buf, std::size_t c
                 rx_waiter w;
                 w.polling = true;
                 rx_link l;
-                link_receiver(p, w, l, buf, cap, deadline);
+                link_receiver(p, w, l, buf, cap);
                 lk.unlock();
                 (void)poll_before_wait(&roused, &w);
                 lk.lock();
@@ -336,20 +334,10 @@ int recv_one(job& j, port* p, const weft_port_id_t& id, void* buf, std::size_t c
                 if (!claimed) rx_remove(p, &l);
                 lk.unlock();
                 if (claimed) {
-                    // Its claimer is finishing: a put's copy, or a transport's
-                    // receive straight into buf (port_claim_receiver), which
-                    // completes only by progress, perhaps this worker's own.
-                    while (!w.roused.load(memory_order_acquire)) {
-                        if (!progress_detail::poll_now(0)) weft_thread_yield();
-                    }
+                    while (!w.roused.load(memory_order_acquire)) cpu_relax();  // its claimer is finishing
                     if (w.handed) {
                         *st = w.st;
                         return 0;
-                    }
-                    // A claim given up (port_fail_claimed): the deadline, or a dead sender.
-                    if (w.rec.result == ETIMEDOUT || w.rec.result == EHOSTDOWN) {
-                        st->port = id;
-                        return w.rec.result;
                     }
                     if (w.rec.result == EPIPE) destroyed_while_waiting = true;
                 }
@@ -359,17 +347,13 @@ int recv_one(job& j, port* p, const weft_port_id_t& id, void* buf, std::size_t c
         std::int64_t wake_at = deadline == 0 ? next_ready : (next_ready < deadline ? next_ready : deadline);
         rx_waiter w;
         rx_link l;
-        link_receiver(p, w, l, buf, cap, deadline);
+        link_receiver(p, w, l, buf, cap);
         w.rec.queue = &l;
         w.rec.unlink = &unlink_rx_one;
         rc = wait(&w.rec, &p->lock, wake_at == INT64_MAX ? 0 : wake_at, "weft_net_recv", p);
         if (w.handed) {
             *st = w.st;
             return 0;
-        }
-        if (rc == EHOSTDOWN) {  // a claim given up: its sender is dead (port_fail_claimed)
-            st->port = id;
-            return rc;
         }
         if (rc == EPIPE) destroyed_while_waiting = true;
         // Woken by a message that needs the queue (too long for a hand-off,
@@ -752,38 +736,6 @@ int port_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* 
 
 int port_try_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, std::size_t len) {
     return put(j, to, h, buf, len, true);
-}
-
-bool port_claim_receiver(job& j, const weft_port_id_t& to, std::size_t len, rx_claim* out) {
-    port* p = find(j, to);
-    if (p == nullptr || p->rx_waiting.load(memory_order_relaxed) == 0) return false;
-    spinlock_ref lk(p->lock);
-    lk.lock();
-    rx_link* front = p->rx_head;
-    // As put()'s hand-off: the oldest receiver waits on this port alone, with
-    // room for the message, and nothing is queued before it.
-    bool fits = live(p, to) && !p->closed && len <= p->max_bytes && p->count == 0 && front != nullptr &&
-                !front->w->any && len <= front->w->cap;
-    rx_waiter* w = fits ? claim_receiver(p) : nullptr;
-    lk.unlock();
-    if (w == nullptr) return false;
-    out->waiter = w;
-    out->buf = w->buf;
-    out->deadline = w->deadline;
-    return true;
-}
-
-void port_fail_claimed(const rx_claim& c, int err) {
-    auto* w = static_cast<rx_waiter*>(c.waiter);
-    w->rec.result = err;
-    rouse(w);
-}
-
-void port_hand_claimed(const rx_claim& c, const weft_port_id_t& to, const msg_header& h, std::size_t len) {
-    auto* w = static_cast<rx_waiter*>(c.waiter);
-    fill_status(&w->st, to, h, len);
-    w->handed = true;
-    rouse(w);
 }
 
 int port_info(job& j, const weft_port_id_t& id, std::size_t* max_bytes) {

@@ -113,26 +113,6 @@ bool bad_timeout(std::int64_t timeout_ns);
 // runs on a worker's scheduling loop, which must not block.
 [[nodiscard]] int port_try_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf,
                                std::size_t len);
-// A receiver of port `to` claimed by a transport that receives a message
-// straight into its buffer (the mpi transport's long messages: docs/design/mpi.md,
-// "Long messages").
-struct rx_claim {
-    void* waiter = nullptr;
-    void* buf = nullptr;  // where the message's len bytes go
-    std::int64_t deadline = 0;  // the receiver's (absolute, monotonic; 0: none)
-};
-// Claims the port's oldest receiver for a message of len bytes when put() would
-// hand that message to it now: the receiver waits on this port alone with room
-// for len bytes and nothing is queued. Else false, and nothing changed. A
-// claimed receiver waits (its own timer no longer ends the wait: the claimer
-// watches out->deadline) until
-// port_hand_claimed, once buf holds the message, or port_fail_claimed, once
-// nothing can write buf any more (the claimer's receive cancelled).
-[[nodiscard]] bool port_claim_receiver(job& j, const weft_port_id_t& to, std::size_t len, rx_claim* out);
-void port_hand_claimed(const rx_claim& c, const weft_port_id_t& to, const msg_header& h, std::size_t len);
-// Ends a claimed receive with err: ETIMEDOUT (c.deadline passed) or EHOSTDOWN
-// (the sender was declared dead).
-void port_fail_claimed(const rx_claim& c, int err);
 // 0 and the port's max_bytes if `id` names a live port of this process; else ENOENT.
 [[nodiscard]] int port_info(job& j, const weft_port_id_t& id, std::size_t* max_bytes);
 // try_only: EAGAIN instead of waiting. timeout_ns: WEFT_NET_FOREVER (< 0) or a limit.

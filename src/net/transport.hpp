@@ -86,16 +86,6 @@ const char* transport_names();
 #if WEFT_HAVE_MPI
 // mpi.cpp's part of make_transport.
 [[nodiscard]] int make_mpi_transport(const transport_config& cfg, std::unique_ptr<transport>* out);
-// Long messages this process received straight into a waiting receiver's buffer
-// (docs/design/mpi.md, "Long messages"); for tests/mpi, which link libweft.a.
-std::uint64_t mpi_direct_receives();
-// For tests/mpi/net_mpi_dead_peer_test.cpp: long messages whose waiting
-// receiver was claimed, claims given up (docs/design/mpi.md, "Long messages"),
-// and a hook that makes this process's next long send post its header but not
-// its payload (a sender that stops between the two).
-std::uint64_t mpi_claimed_receives();
-std::uint64_t mpi_cancelled_claims();
-void mpi_drop_next_payload();
 #endif
 
 }  // namespace weft::detail::net

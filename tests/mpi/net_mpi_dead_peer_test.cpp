@@ -13,14 +13,6 @@
 //                whose probe is never answered; then to A;
 //   dead-large   the same, but rank 0 sends A a message above the copy limit,
 //                whose MPI send never completes; then to B;
-//   dead-claimed  rank 0's thread waits (30 s timeout) on its port for a long
-//                message; rank 1 posts the message's header but not its
-//                payload (a test hook), so the waiting receiver is claimed
-//                for the payload (docs/design/mpi.md, "Long messages"), and
-//                dies; rank 0 sends to rank 1's port B, which declares it
-//                dead: that send and the claimed receive fail with EHOSTDOWN;
-//   dead-claimed-timeout  the same, but the receiver's timeout is 200 ms and
-//                rank 1 dies only once the receive returned ETIMEDOUT;
 //   dead-weft-inits-mpi  dead-probe in a program that leaves MPI_Init to
 //                weft_net_init: weft_net_finalize then does not call
 //                MPI_Finalize (which could wait for the dead rank for ever),
@@ -66,13 +58,6 @@
 #include "mpi_check.hpp"
 #include "weft/rpc.h"
 #include "weft/weft.h"
-
-namespace weft::detail::net {
-// src/net/mpi.cpp (whitebox, src/net/transport.hpp).
-std::uint64_t mpi_claimed_receives();
-std::uint64_t mpi_cancelled_claims();
-void mpi_drop_next_payload();
-}  // namespace weft::detail::net
 
 namespace {
 
@@ -179,66 +164,6 @@ void dead_ports(const std::string& mode) {
     }
     // Sticky: the later sends to rank 1, to any port, fail the same way.
     CHECK_RC(weft_net_send(ports.a, 0, &one, sizeof one), EHOSTDOWN);
-}
-
-struct claimed_recv {
-    weft_port_id_t port;
-    std::int64_t timeout_ns;
-    int rc;
-};
-
-void* claimed_receiver(void* arg) {
-    auto* r = static_cast<claimed_recv*>(arg);
-    std::vector<unsigned char> in(kLarge);
-    weft_net_status_t st{};
-    r->rc = weft_net_recv(r->port, in.data(), in.size(), &st, r->timeout_ns);
-    return nullptr;
-}
-
-// dead-claimed, dead-claimed-timeout: rank 1 sends rank 0 a long message's
-// header, never its payload, and dies.
-void dead_claimed(const std::string& mode) {
-    using namespace weft::detail::net;
-    const bool timeout = mode == "dead-claimed-timeout";
-    rank1_ports ports = share_ports(4);
-    weft_port_id_t mine{};
-    if (g_rank == 0) CHECK_RC(weft_net_port_create(&mine, 4, 2 * kLarge), 0);
-    MPI_Request req;
-    MPI_Ibcast(&mine, sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD, &req);
-    int done = 0;
-    while (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) weft_thread_yield();
-    if (g_rank == 1) {
-        sync_ranks();  // rank 0's receiver waits
-        std::vector<unsigned char> big(kLarge, 0x5a);
-        mpi_drop_next_payload();
-        CHECK_RC(weft_net_send(mine, 3, big.data(), big.size()), 0);
-        die();
-    }
-    claimed_recv arg{mine, timeout ? 200'000'000 : 30'000'000'000, -1};
-    weft_thread_t rt;
-    CHECK_RC(weft_thread_create(&rt, nullptr, &claimed_receiver, &arg), 0);
-    weft_thread_yield();  // one worker: the receiver runs until it waits
-    sync_ranks();
-    while (mpi_claimed_receives() == 0) weft_thread_yield();  // the header came: the receiver is claimed
-    if (timeout) {
-        CHECK_RC(weft_thread_join(rt, nullptr), 0);
-        CHECK(arg.rc == ETIMEDOUT, "claimed receive with a 200 ms timeout returned %d (%s), expected ETIMEDOUT",
-              arg.rc, std::strerror(arg.rc));
-    }
-    other_died();
-    int one = 1;
-    CHECK_RC(weft_net_send(ports.b, 0, &one, sizeof one), EHOSTDOWN);
-    if (!timeout) {
-        CHECK_RC(weft_thread_join(rt, nullptr), 0);
-        CHECK(arg.rc == EHOSTDOWN, "claimed receive from dead rank 1 returned %d (%s), expected EHOSTDOWN", arg.rc,
-              std::strerror(arg.rc));
-    }
-    CHECK(mpi_cancelled_claims() == 1, "%llu claimed receives given up, expected 1",
-          static_cast<unsigned long long>(mpi_cancelled_claims()));
-    // The port still works, and holds nothing: the payload never came.
-    CHECK_RC(weft_net_recv(mine, &one, sizeof one, nullptr, 0), ETIMEDOUT);
-    CHECK_RC(weft_net_send(mine, 1, &one, sizeof one), 0);
-    CHECK_RC(weft_net_recv(mine, &one, sizeof one, nullptr, WEFT_NET_FOREVER), 0);
 }
 
 int echo_handler(void*, const void* in, std::size_t in_len, void* out, std::size_t out_cap, std::size_t* out_len) {
@@ -353,8 +278,7 @@ int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
     const bool weft_inits = mode == "dead-weft-inits-mpi";  // dead-probe, with MPI initialised by weft
     const bool port_mode = mode == "dead-credit" || mode == "dead-probe" || mode == "dead-large" || weft_inits;
-    if (!port_mode && mode != "dead-rpc" && mode != "dead-names" && mode != "dead-claimed" &&
-        mode != "dead-claimed-timeout" && mode != "silent-peer" && mode != "bad-timeout") {
+    if (!port_mode && mode != "dead-rpc" && mode != "dead-names" && mode != "silent-peer" && mode != "bad-timeout") {
         std::fprintf(stderr,
                      "usage: %s dead-credit|dead-probe|dead-large|dead-weft-inits-mpi|dead-rpc|dead-names|"
                      "silent-peer|bad-timeout (got '%s')\n",
@@ -421,7 +345,6 @@ int main(int argc, char** argv) {
     if (port_mode) dead_ports(mode);
     else if (mode == "dead-rpc") dead_rpc();
     else if (mode == "dead-names") dead_names();
-    else if (mode == "dead-claimed" || mode == "dead-claimed-timeout") dead_claimed(mode);
     else silent_peer();
     if (dead) check_local_ports();
     CHECK_RC(weft_net_finalize(), 0);

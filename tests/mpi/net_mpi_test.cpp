@@ -28,12 +28,6 @@
 #include "weft/rpc.h"
 #include "weft/weft.h"
 
-namespace weft::detail::net {
-// src/net/mpi.cpp (whitebox): long messages received straight into a waiting
-// receiver's buffer.
-std::uint64_t mpi_direct_receives();
-}  // namespace weft::detail::net
-
 namespace {
 
 int g_workers = 1;
@@ -390,94 +384,6 @@ void case_mixed_sizes() {
     CHECK_RC(weft_net_port_destroy(mine), 0);
 }
 
-// --- a long message received straight into a waiting receiver's buffer --------------------
-// (docs/design/mpi.md, "Long messages"). Each rank sends to the next one:
-//   A. its receiver already waits (a thread in weft_net_recv with a 1 MiB
-//      buffer): a 1 MiB message, then an 8-byte one, which must come second;
-//   B. nobody waits: 8 bytes, 1 MiB, 8 bytes, received after they all came.
-// With one worker per rank the receiver of A is linked before the sender
-// starts (it blocks when main yields), so A takes the direct path exactly
-// once and B never; with more workers only the contents and the order are
-// checked (the receiver may not be waiting yet when the header comes).
-constexpr std::size_t kDirectBig = std::size_t(1) << 20;
-
-unsigned char direct_byte(int rank, int tag, std::size_t i) {
-    return static_cast<unsigned char>((std::size_t(rank) * 5 + std::size_t(tag) * 17 + i * 131) & 0xff);
-}
-
-void fill_direct(std::vector<unsigned char>& buf, std::size_t len, int tag) {
-    for (std::size_t i = 0; i < len; ++i) buf[i] = direct_byte(g_rank, tag, i);
-}
-
-struct direct_recv_arg {
-    weft_port_id_t port;
-    std::vector<int> tags;  // the messages expected, in order (tag 1 and 4: 1 MiB, else 8 B)
-};
-
-void check_direct(const weft_port_id_t& port, int tag, std::vector<unsigned char>& in) {
-    int from = (g_rank + g_size - 1) % g_size;
-    weft_net_status_t st;
-    CHECK_RC(weft_net_recv(port, in.data(), in.size(), &st, WEFT_NET_FOREVER), 0);
-    std::size_t want = tag == 1 || tag == 4 ? kDirectBig : 8;
-    CHECK(st.tag == tag && st.len == want && st.source == std::uint32_t(from),
-          "message tag %d (%zu bytes from node %u) came where tag %d (%zu bytes from node %d) was due", st.tag,
-          st.len, st.source, tag, want, from);
-    std::size_t bad = want;
-    for (std::size_t i = 0; i < want; ++i)
-        if (in[i] != direct_byte(from, tag, i)) {
-            bad = i;
-            break;
-        }
-    CHECK(bad == want, "message tag %d: byte %zu of %zu differs", tag, bad, want);
-}
-
-void* direct_receiver(void* a) {
-    auto* d = static_cast<direct_recv_arg*>(a);
-    std::vector<unsigned char> in(kDirectBig + 1);
-    for (int tag : d->tags) check_direct(d->port, tag, in);
-    return nullptr;
-}
-
-void case_direct_bulk() {
-    using weft::detail::net::mpi_direct_receives;
-    weft_port_id_t mine = make_port(8, 4 * kDirectBig);
-    auto all = exchange(mine);
-    weft_port_id_t to = all[std::size_t((g_rank + 1) % g_size)];
-    std::vector<unsigned char> out(kDirectBig);
-    // A: the receiver waits first.
-    std::uint64_t before = mpi_direct_receives();
-    direct_recv_arg arg{mine, {1, 2}};
-    weft_thread_t rt;
-    CHECK_RC(weft_thread_create(&rt, nullptr, &direct_receiver, &arg), 0);
-    weft_thread_yield();  // one worker: the receiver runs until it blocks
-    sync_ranks();         // every rank's receiver waits
-    fill_direct(out, kDirectBig, 1);
-    CHECK_RC(weft_net_send(to, 1, out.data(), kDirectBig), 0);
-    fill_direct(out, 8, 2);
-    CHECK_RC(weft_net_send(to, 2, out.data(), 8), 0);
-    CHECK_RC(weft_thread_join(rt, nullptr), 0);
-    std::uint64_t direct_a = mpi_direct_receives() - before;
-    if (g_workers == 1) CHECK(direct_a == 1, "a waiting receiver got %llu of 1 long messages straight into its buffer",
-                              static_cast<unsigned long long>(direct_a));
-    else CHECK(direct_a <= 1, "%llu direct receives for 1 long message", static_cast<unsigned long long>(direct_a));
-    sync_ranks();
-    // B: nobody waits while the messages come.
-    before = mpi_direct_receives();
-    for (int tag : {3, 4, 5}) {
-        std::size_t len = tag == 4 ? kDirectBig : 8;
-        fill_direct(out, len, tag);
-        CHECK_RC(weft_net_send(to, tag, out.data(), len), 0);
-    }
-    sync_ranks();  // every rank sent all three (the long send returns once MPI sent it)
-    std::vector<unsigned char> in(kDirectBig + 1);
-    for (int tag : {3, 4, 5}) check_direct(mine, tag, in);
-    std::uint64_t direct_b = mpi_direct_receives() - before;
-    CHECK(direct_b == 0, "%llu long messages went straight to a receiver, but none was waiting",
-          static_cast<unsigned long long>(direct_b));
-    sync_ranks();
-    CHECK_RC(weft_net_port_destroy(mine), 0);
-}
-
 // --- weft initialises MPI: a ring over ports found by name -------------------------------
 int ring_with_weft_init() {
     weft_net_config_t cfg{};
@@ -549,8 +455,7 @@ int main(int argc, char** argv) {
                  {"errors", case_errors},
                  {"destroy_with_remote_senders", case_destroy_with_remote_senders},
                  {"large", case_large},
-                 {"mixed_sizes", case_mixed_sizes},
-                 {"direct_bulk", case_direct_bulk}};
+                 {"mixed_sizes", case_mixed_sizes}};
     const char* only = std::getenv("NET_MPI_TEST_CASE");  // one case by name, when debugging
     for (auto& c : cases) {
         if (only != nullptr && std::strcmp(only, c.name) != 0) continue;
