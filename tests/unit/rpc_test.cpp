@@ -255,6 +255,25 @@ TEST_F(Rpc, malformed_replies_are_clear_errors) {
     EXPECT_EQ(weft_net_port_destroy(port), 0);
 }
 
+// Sends a request frame rq with `bytes` bytes of `fill` after its header
+// straight to the server's port, and returns the server's answer on `reply`
+// with its payload as text.
+void raw_request(weft_port_id_t server, weft_port_id_t reply, frame rq, std::size_t bytes, unsigned char fill,
+                 frame* answer, std::string* text) {
+    rq.reply_to = reply;
+    std::vector<unsigned char> b(kFrameHeader + bytes, fill);
+    encode_header(rq, b.data());
+    ASSERT_EQ(weft_net_send(server, 0, b.data(), b.size()), 0);
+    unsigned char in[512];
+    weft_net_status_t st{};
+    ASSERT_EQ(weft_net_recv(reply, in, sizeof in, &st, WEFT_NET_FOREVER), 0);
+    auto d = decode_frame(in, st.len);
+    ASSERT_EQ(d.error, frame_error::none);
+    *answer = d.f;
+    text->assign(reinterpret_cast<const char*>(d.f.payload), d.f.payload_len);
+    answer->payload = nullptr;  // it pointed into `in`
+}
+
 TEST_F(Rpc, malformed_requests_are_answered_ebadmsg_and_the_server_goes_on) {
     start(1);
     weft::rpc::server srv(svc_);
@@ -264,29 +283,22 @@ TEST_F(Rpc, malformed_requests_are_answered_ebadmsg_and_the_server_goes_on) {
     rq.kind = frame_kind::request;
     rq.fn_id = 0;
     rq.call_id = 7;
-    rq.reply_to = reply;
     rq.payload_len = 100;  // but only 8 bytes follow
-    std::vector<unsigned char> b(kFrameHeader + 8, 0);
-    encode_header(rq, b.data());
-    ASSERT_EQ(weft_net_send(srv.port(), 0, b.data(), b.size()), 0);
-    unsigned char in[512];
-    weft_net_status_t st{};
-    ASSERT_EQ(weft_net_recv(reply, in, sizeof in, &st, WEFT_NET_FOREVER), 0);
-    auto d = decode_frame(in, st.len);
-    ASSERT_EQ(d.error, frame_error::none);
-    EXPECT_EQ(d.f.status, EBADMSG);
-    EXPECT_EQ(d.f.call_id, 7u);
-    EXPECT_TRUE(wt::contains(std::string(reinterpret_cast<const char*>(d.f.payload), d.f.payload_len), "shorter"));
+    frame answer;
+    std::string text;
+    raw_request(srv.port(), reply, rq, 8, 0, &answer, &text);
+    EXPECT_EQ(answer.status, EBADMSG);
+    EXPECT_EQ(answer.call_id, 7u);
+    EXPECT_TRUE(wt::contains(text, "shorter")) << text;
 
     // Arguments that do not decode as sum's (one int instead of two).
     rq.payload_len = 4;
     rq.sig = 0;
-    b.assign(kFrameHeader + 4, 0);
-    encode_header(rq, b.data());
-    ASSERT_EQ(weft_net_send(srv.port(), 0, b.data(), b.size()), 0);
-    ASSERT_EQ(weft_net_recv(reply, in, sizeof in, &st, WEFT_NET_FOREVER), 0);
-    d = decode_frame(in, st.len);
-    EXPECT_EQ(d.f.status, EBADMSG);
+    raw_request(srv.port(), reply, rq, 4, 0, &answer, &text);
+    EXPECT_EQ(answer.status, EBADMSG);
+
+    unsigned char in[512];
+    weft_net_status_t st{};
 
     // Garbage with no readable header names no reply port: dropped.
     ASSERT_EQ(weft_net_send(srv.port(), 0, "garbage", 7), 0);
@@ -307,18 +319,8 @@ TEST_F(Rpc, bool_argument_other_than_0_or_1_is_answered_ebadmsg) {
         rq.kind = frame_kind::request;
         rq.fn_id = 7;  // negate
         rq.call_id = arg;
-        rq.reply_to = reply;
         rq.payload_len = 1;
-        std::vector<unsigned char> b(kFrameHeader + 1, arg);
-        encode_header(rq, b.data());
-        ASSERT_EQ(weft_net_send(srv.port(), 0, b.data(), b.size()), 0);
-        unsigned char in[512];
-        weft_net_status_t st{};
-        ASSERT_EQ(weft_net_recv(reply, in, sizeof in, &st, WEFT_NET_FOREVER), 0);
-        auto d = decode_frame(in, st.len);
-        ASSERT_EQ(d.error, frame_error::none);
-        *out = d.f;
-        text->assign(reinterpret_cast<const char*>(d.f.payload), d.f.payload_len);
+        raw_request(srv.port(), reply, rq, 1, arg, out, text);
     };
     frame f;
     std::string text;
