@@ -19,16 +19,19 @@
 // per step that waits for every worker), where running more workers than the
 // CPUs left costs the program. It prints to a pipe every --interval-ms its
 // time, the units done and active_workers. Everything runs confined to --cpus
-// CPUs (2). Per round, program and WEFT_ADAPT setting, the runs are: one
-// process alone (the reference); P processes started together, for each P of
-// --processes; and the kill runs, P processes of which the first is
-// SIGKILLed --kill-after seconds in, the survivors running --watch seconds
-// more. Figures: throughput_ratio (all processes' units per second over one
-// process's alone: the faster of the round's alone runs of the program, one
-// per setting), min_share (the smallest
-// process's fraction of all units), recovery_s (from the kill until the
-// survivors together do 0.9 of one process's units per second alone: judged
-// by throughput, not by the worker counts they report) and
+// CPUs (2). Per round and program the runs are: per WEFT_ADAPT setting one
+// process alone (the reference); for each P of --processes the partitioned
+// run, P processes of cpus/P workers each with WEFT_ADAPT=off (the machine's
+// ceiling for P); then per setting P processes started together, and the kill
+// runs, P processes of which the first is SIGKILLed --kill-after seconds in,
+// the survivors running --watch seconds more. Figures: throughput_ratio (all
+// processes' units per second over one process's alone: the faster of the
+// round's alone runs of the program, one per setting),
+// throughput_vs_partitioned (over the partitioned run of as many), min_share
+// (the smallest process's fraction of all units), recovery_s (from the kill
+// until the survivors together do 0.9 of the ceiling for their number, one
+// alone or partitioned: judged by throughput, not by the worker counts they
+// report) and
 // budget_recovery_s (until the core budget counts the killed process out);
 // medians over rounds, with the spread; and a target row per figure, program
 // and setting, with one per program saying whether WEFT_ADAPT=off misses a
@@ -448,9 +451,10 @@ struct kill_figures {
 // from their logs, for the table. Recovery is judged by what they get done:
 // they have recovered at the first window of recovery_window_s, starting at
 // the kill or a report after it, in which together they do at least
-// recovered_fraction of one process's units per second alone (the round's
-// reference); recovery_s is that window's start less the kill (0: at once).
-kill_figures after_kill(run_log const& r, double settle, double interval_s, double alone_units_per_s) {
+// recovered_fraction of `ceiling` (units per second of one process alone,
+// or of the round's partitioned run of as many processes as survive);
+// recovery_s is that window's start less the kill (0: at once).
+kill_figures after_kill(run_log const& r, double settle, double interval_s, double ceiling) {
     kill_figures k;
     std::vector<proc_log const*> survivors;
     for (proc_log const& p : r.procs)
@@ -468,7 +472,7 @@ kill_figures after_kill(run_log const& r, double settle, double interval_s, doub
     double const window = std::max(recovery_window_s, 4 * interval_s);
     for (double u = r.kill_s; u + window <= r.end_s + 1e-9; u += interval_s) {
         double const rate = over_window(survivors, u, u + window).units_per_s;
-        if (rate >= recovered_fraction * alone_units_per_s) {
+        if (rate >= recovered_fraction * ceiling) {
             k.recovered = true;
             k.recovery_s = u - r.kill_s;
             break;
@@ -526,6 +530,7 @@ struct cell {
         active_total{};
     std::vector<double> recovery_s{}, survivor_ratio{}, budget_recovery_s{};             // kill
     int rounds = 0, recovered_rounds = 0, budget_recovered_rounds = 0;
+    std::string survivor_reference{};  // kill: "alone" or "partitioned", what the survivors are judged against
     bool budget = false;
     std::vector<int> last_shares{}, last_budget_shares{};
     run_log last{};  // the last round's run, for the trace
@@ -684,9 +689,19 @@ int run(context& ctx) {
                     c.throughput_ratio.push_back(reference > 0 ? c.units_per_s.back() / reference : 0);
             for (std::size_t k = 0; k < modes.size(); ++k) {
                 bool const adapt = modes[(k + static_cast<std::size_t>(r)) % modes.size()];
-                for (cell& c : cells)
-                    if (c.program == prog && c.adapt == adapt && (c.run == "together" || c.run == "kill"))
-                        run_cell(c, r, reference, alone[adapt], partitioned[c.processes]);
+                for (cell& c : cells) {
+                    if (c.program != prog || c.adapt != adapt) continue;
+                    if (c.run == "together") run_cell(c, r, reference, alone[adapt], partitioned[c.processes]);
+                    // The survivors of a kill are judged against the ceiling
+                    // for their own number: one alone, or the round's
+                    // partitioned run of as many when there is one.
+                    if (c.run == "kill") {
+                        auto const p = partitioned.find(c.processes - 1);
+                        bool const by_partitioned = c.processes > 2 && p != partitioned.end();
+                        c.survivor_reference = by_partitioned ? "partitioned" : "alone";
+                        run_cell(c, r, by_partitioned ? p->second : reference, alone[adapt], 0);
+                    }
+                }
             }
         }
     }
@@ -721,7 +736,7 @@ int run(context& ctx) {
         if (i > 0 && (c.adapt != cells[i - 1].adapt || c.program != cells[i - 1].program)) t.add_separator();
         json_object rec = base(c);
         if (c.run == "kill") {
-            rec.add("killed", 1).add("survivors", c.processes - 1);
+            rec.add("killed", 1).add("survivors", c.processes - 1).add("survivor_reference", c.survivor_reference);
             std::string shares;
             for (std::size_t j = 0; j < c.last_shares.size(); ++j)
                 shares += (j ? "," : "") + std::to_string(c.last_shares[j]);
@@ -883,8 +898,8 @@ registrar const reg{experiment{
                "second, from --settle to the end, over one alone: the faster of the round's alone runs, both\n"
                "settings), throughput_vs_partitioned (over the round's partitioned run), min_share (the smallest\n"
                "process's fraction of the units), recovery_s (from the kill until the survivors together do 0.9 of\n"
-               "one alone's units per second over 0.25 s), budget_recovery_s (until the core budget counts the\n"
-               "killed one out); medians over rounds with the spread. Target rows per program and setting: 2\n"
+               "the ceiling for their number, one alone or the partitioned run of as many, over 0.25 s),\n"
+               "budget_recovery_s (until the core budget counts the killed one out); medians over rounds with the spread. Target rows per program and setting: 2\n"
                "processes >= 0.95 of one alone and >= 1/1.10 of partitioned, each >= 0.425 of the units, survivors\n"
                "recovered within 2 s; and adaptation_matters, the targets off misses that the default meets. See\n"
                "docs/bench.md.",
