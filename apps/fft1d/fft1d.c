@@ -18,7 +18,7 @@
  * operations in the same order (the leaves are fft_serial, every butterfly is
  * butterflies(), with one twiddle table), so the check against the serial
  * result is exact. Below 2^13 points the serial result is also checked
- * against a naive DFT (relative L2 error at most 1e-10; docs/apps.md says why). */
+ * against a naive DFT (relative L2 error at most 1e-10; docs/design/pthreads-apps.md says why). */
 #include "apps/pthreads/pthreads_app.h"
 
 #include <math.h>
@@ -199,30 +199,24 @@ static double dft_error(const cplx *in, const cplx *got, size_t n) {
 
 int main(int argc, char **argv) {
     app_init("fft1d");
-    int have_version = 0, check = 1;
-    enum app_version version = APP_SERIAL;
-    long log2n = 22, leaf = -1, threads = -1, seed = 1;
+    struct app_common common = {APP_SERIAL, 0, 1, 1};
+    long log2n = 22, leaf = -1, threads = -1;
     for (int i = 1; i < argc; ++i) {
+        if (app_parse_common(usage, argc, argv, &i, &common))
+            continue;
         const char *f = argv[i];
-        if (strcmp(f, "--version") == 0) {
-            version = app_parse_version(usage, app_flag_value(usage, argc, argv, &i));
-            have_version = 1;
-        } else if (strcmp(f, "--log2n") == 0) {
+        if (strcmp(f, "--log2n") == 0) {
             log2n = app_parse_long(usage, f, app_flag_value(usage, argc, argv, &i), 1, 26);
         } else if (strcmp(f, "--leaf") == 0) {
             leaf = app_parse_long(usage, f, app_flag_value(usage, argc, argv, &i), 2, 1L << 26);
         } else if (strcmp(f, "--threads") == 0) {
             threads = app_parse_long(usage, f, app_flag_value(usage, argc, argv, &i), 1, 4096);
-        } else if (strcmp(f, "--seed") == 0) {
-            seed = app_parse_long(usage, f, app_flag_value(usage, argc, argv, &i), 0, 0x7fffffffffffffffL);
-        } else if (strcmp(f, "--no-check") == 0) {
-            check = 0;
         } else {
             app_bad_argument(usage, "unknown argument '%s'", f);
         }
     }
-    if (!have_version)
-        app_bad_argument(usage, "--version is required");
+    app_require_version(usage, &common);
+    enum app_version version = common.version;
     size_t n = (size_t)1 << log2n;
     if (leaf < 0)
         leaf = n < (1 << 14) ? (long)n : 1 << 14;
@@ -235,7 +229,7 @@ int main(int argc, char **argv) {
 
     /* Input: real and imaginary parts uniform in [-0.5, 0.5), splitmix64 from the seed. */
     cplx *in = app_alloc(n * sizeof *in), *out = app_alloc(n * sizeof *out);
-    uint64_t rng = (uint64_t)seed;
+    uint64_t rng = (uint64_t)common.seed;
     for (size_t j = 0; j < n; ++j) {
         in[j].re = app_rng_uniform(&rng) - 0.5;
         in[j].im = app_rng_uniform(&rng) - 0.5;
@@ -261,7 +255,7 @@ int main(int argc, char **argv) {
     app_report_time(version, seconds);
 
     uint64_t result_sum = app_checksum(out, n * sizeof *out);
-    if (check) {
+    if (common.check) {
         if (version != APP_SERIAL) {
             cplx *ref = app_alloc(n * sizeof *ref);
             fft_serial(&p, in, 1, ref, n);
@@ -279,9 +273,9 @@ int main(int argc, char **argv) {
             printf("fft1d: within %.2g (relative L2) of the naive DFT\n", err);
         }
     }
-    printf("fft1d: n 2^%ld, seed %ld, input checksum 0x%016llx, result checksum 0x%016llx%s\n", log2n, seed,
-           (unsigned long long)input_sum, (unsigned long long)result_sum,
-           !check ? " (unchecked)" : version == APP_SERIAL ? "" : ", same as the serial version's");
+    char sizes[32];
+    snprintf(sizes, sizeof sizes, "n 2^%ld", log2n);
+    app_report_result(&common, sizes, input_sum, "result", result_sum);
     free(p.twiddle);
     free(out);
     free(in);

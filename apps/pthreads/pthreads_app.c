@@ -66,6 +66,26 @@ const char *app_flag_value(const char *usage, int argc, char **argv, int *i) {
     return argv[++*i];
 }
 
+int app_parse_common(const char *usage, int argc, char **argv, int *i, struct app_common *c) {
+    const char *flag = argv[*i];
+    if (strcmp(flag, "--version") == 0) {
+        c->version = app_parse_version(usage, app_flag_value(usage, argc, argv, i));
+        c->have_version = 1;
+    } else if (strcmp(flag, "--seed") == 0) {
+        c->seed = app_parse_long(usage, flag, app_flag_value(usage, argc, argv, i), 0, 0x7fffffffffffffffL);
+    } else if (strcmp(flag, "--no-check") == 0) {
+        c->check = 0;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+void app_require_version(const char *usage, const struct app_common *c) {
+    if (!c->have_version)
+        app_bad_argument(usage, "--version is required");
+}
+
 long app_online_cpus(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? n : 1;
@@ -139,4 +159,11 @@ void *app_alloc(size_t size) {
 void app_report_time(enum app_version v, double seconds) {
     printf("%s: version %s: time %.6f s, threads created %ld, most alive at once %ld\n", app_name,
            app_version_name(v), seconds, app_threads_created(), app_threads_max_live());
+}
+
+void app_report_result(const struct app_common *c, const char *sizes, uint64_t input_sum, const char *what,
+                       uint64_t result_sum) {
+    printf("%s: %s, seed %ld, input checksum 0x%016llx, %s checksum 0x%016llx%s\n", app_name, sizes, c->seed,
+           (unsigned long long)input_sum, what, (unsigned long long)result_sum,
+           !c->check ? " (unchecked)" : c->version == APP_SERIAL ? "" : ", same as the serial version's");
 }

@@ -2,7 +2,7 @@
  * apps/volrend): Narlikar & Blelloch's application suite ("Pthreads for
  * Dynamic and Irregular Parallelism"), written with the standard Pthreads API
  * and the C library only, never a weft header, so that one binary runs on
- * glibc's threads and under libweft-pthread (docs/apps.md).
+ * glibc's threads and under libweft-pthread (docs/design/pthreads-apps.md).
  *
  * Every program takes --version serial|coarse|fine, checks its result against
  * the serial version's, prints its time, and exits 1 with a message on stderr
@@ -15,6 +15,14 @@
 #include <stdint.h>
 
 enum app_version { APP_SERIAL, APP_COARSE, APP_FINE };
+
+/* The flags every program takes: --version (required), --seed, --no-check. */
+struct app_common {
+    enum app_version version;
+    int have_version;
+    long seed;  /* default 1 */
+    int check;  /* compare with the serial version's result (default on) */
+};
 
 /* The program's name in messages ("fft1d"); set once by app_init. */
 void app_init(const char *name);
@@ -31,6 +39,12 @@ enum app_version app_parse_version(const char *usage, const char *text);
 const char *app_version_name(enum app_version v);
 /* The value after argv[*i] (advancing *i), or app_bad_argument if there is none. */
 const char *app_flag_value(const char *usage, int argc, char **argv, int *i);
+
+/* Takes argv[*i] (and its value, advancing *i) when it is a common flag;
+ * returns 0 for any other argument. */
+int app_parse_common(const char *usage, int argc, char **argv, int *i, struct app_common *c);
+/* After the loop: --version given, or app_bad_argument. */
+void app_require_version(const char *usage, const struct app_common *c);
 
 /* Processors online: the coarse versions' default thread count. */
 long app_online_cpus(void);
@@ -62,5 +76,9 @@ void *app_alloc(size_t size); /* malloc, or app_fail */
  * thread counts, then the result's line (the last line, identical for every
  * version of a run whose result is right: tests compare it across runs). */
 void app_report_time(enum app_version v, double seconds);
+/* The last line: "<name>: <sizes>, seed S, input checksum 0x.., <what> checksum
+ * 0x..", and ", same as the serial version's" once the check has passed. */
+void app_report_result(const struct app_common *c, const char *sizes, uint64_t input_sum, const char *what,
+                       uint64_t result_sum);
 
 #endif

@@ -13,7 +13,7 @@
  * Every row's dot product runs over its nonzeros in the same order in every
  * version, so the check against the serial result is exact.
  *
- * The matrix is generated (docs/apps.md, "spmv"): the adjacency, plus the
+ * The matrix is generated (docs/design/pthreads-apps.md, "spmv"): the adjacency, plus the
  * diagonal, of a planar mesh on a grid of ceil(sqrt(R)) columns, numbered row
  * by row. A disc (the "basin": centre at half the width and 0.3 of the height,
  * radius a quarter of the width) is refined: each of its grid cells also gets both
@@ -214,30 +214,24 @@ static double *run_coarse(const struct csr *m, double *v, double *w, long produc
 
 int main(int argc, char **argv) {
     app_init("spmv");
-    int have_version = 0, check = 1;
-    enum app_version version = APP_SERIAL;
-    long rows = 30169, products = 20, threads = -1, seed = 1;
+    struct app_common common = {APP_SERIAL, 0, 1, 1};
+    long rows = 30169, products = 20, threads = -1;
     for (int i = 1; i < argc; ++i) {
+        if (app_parse_common(usage, argc, argv, &i, &common))
+            continue;
         const char *f = argv[i];
-        if (strcmp(f, "--version") == 0) {
-            version = app_parse_version(usage, app_flag_value(usage, argc, argv, &i));
-            have_version = 1;
-        } else if (strcmp(f, "--rows") == 0) {
+        if (strcmp(f, "--rows") == 0) {
             rows = app_parse_long(usage, f, app_flag_value(usage, argc, argv, &i), 16, 10000000);
         } else if (strcmp(f, "--products") == 0) {
             products = app_parse_long(usage, f, app_flag_value(usage, argc, argv, &i), 1, 100000);
         } else if (strcmp(f, "--threads") == 0) {
             threads = app_parse_long(usage, f, app_flag_value(usage, argc, argv, &i), 1, 10000000);
-        } else if (strcmp(f, "--seed") == 0) {
-            seed = app_parse_long(usage, f, app_flag_value(usage, argc, argv, &i), 0, 0x7fffffffffffffffL);
-        } else if (strcmp(f, "--no-check") == 0) {
-            check = 0;
         } else {
             app_bad_argument(usage, "unknown argument '%s'", f);
         }
     }
-    if (!have_version)
-        app_bad_argument(usage, "--version is required");
+    app_require_version(usage, &common);
+    enum app_version version = common.version;
     if (threads >= 0 && version == APP_SERIAL)
         app_bad_argument(usage, "--threads applies to --version coarse and fine only");
     if (threads > rows)
@@ -247,7 +241,7 @@ int main(int argc, char **argv) {
     if (threads > rows)
         threads = rows;
 
-    uint64_t rng = (uint64_t)seed;
+    uint64_t rng = (uint64_t)common.seed;
     struct csr m = generate_mesh_matrix((size_t)rows, &rng);
     double *v0 = app_alloc(m.rows * sizeof *v0);
     for (size_t i = 0; i < m.rows; ++i)
@@ -267,7 +261,7 @@ int main(int argc, char **argv) {
     double seconds = app_now() - start;
     app_report_time(version, seconds);
 
-    if (check && version != APP_SERIAL) {
+    if (common.check && version != APP_SERIAL) {
         double *rv = app_alloc(m.rows * sizeof *rv), *rw = app_alloc(m.rows * sizeof *rw);
         memcpy(rv, v0, m.rows * sizeof *rv);
         const double *ref = run_serial(&m, rv, rw, products);
@@ -278,9 +272,9 @@ int main(int argc, char **argv) {
         free(rw);
         free(rv);
     }
-    printf("spmv: seed %ld, input checksum 0x%016llx, result checksum 0x%016llx%s\n", seed,
-           (unsigned long long)input_sum, (unsigned long long)app_checksum(result, m.rows * sizeof *result),
-           !check ? " (unchecked)" : version == APP_SERIAL ? "" : ", same as the serial version's");
+    char sizes[64];
+    snprintf(sizes, sizeof sizes, "%zu rows, %ld products", m.rows, products);
+    app_report_result(&common, sizes, input_sum, "result", app_checksum(result, m.rows * sizeof *result));
     free(w);
     free(v);
     free(v0);

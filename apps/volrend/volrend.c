@@ -13,7 +13,7 @@
  * A pixel is computed by the same function from the same inputs in every
  * version, so the check against the serial images is exact.
  *
- * The volume is generated (docs/apps.md, "volrend"): a head-like ellipsoid,
+ * The volume is generated (docs/design/pthreads-apps.md, "volrend"): a head-like ellipsoid,
  * a dense shell (skull) around softer tissue holding a few dense spheres, in
  * empty space, with per-voxel noise; rays through air cost little, rays through
  * the head much more, and early ray termination in the shell varies it again.
@@ -308,15 +308,13 @@ static void render_coarse(const struct scene *s, long threads) {
 
 int main(int argc, char **argv) {
     app_init("volrend");
-    int have_version = 0, check = 1;
-    enum app_version version = APP_SERIAL;
-    long size = 256, width = 375, frames = 4, per_thread = -1, threads = -1, seed = 1;
+    struct app_common common = {APP_SERIAL, 0, 1, 1};
+    long size = 256, width = 375, frames = 4, per_thread = -1, threads = -1;
     for (int i = 1; i < argc; ++i) {
+        if (app_parse_common(usage, argc, argv, &i, &common))
+            continue;
         const char *f = argv[i];
-        if (strcmp(f, "--version") == 0) {
-            version = app_parse_version(usage, app_flag_value(usage, argc, argv, &i));
-            have_version = 1;
-        } else if (strcmp(f, "--volume") == 0) {
+        if (strcmp(f, "--volume") == 0) {
             size = app_parse_long(usage, f, app_flag_value(usage, argc, argv, &i), 16, 512);
         } else if (strcmp(f, "--image") == 0) {
             width = app_parse_long(usage, f, app_flag_value(usage, argc, argv, &i), 4, 4096);
@@ -326,16 +324,12 @@ int main(int argc, char **argv) {
             per_thread = app_parse_long(usage, f, app_flag_value(usage, argc, argv, &i), 1, 1L << 20);
         } else if (strcmp(f, "--threads") == 0) {
             threads = app_parse_long(usage, f, app_flag_value(usage, argc, argv, &i), 1, 4096);
-        } else if (strcmp(f, "--seed") == 0) {
-            seed = app_parse_long(usage, f, app_flag_value(usage, argc, argv, &i), 0, 0x7fffffffffffffffL);
-        } else if (strcmp(f, "--no-check") == 0) {
-            check = 0;
         } else {
             app_bad_argument(usage, "unknown argument '%s'", f);
         }
     }
-    if (!have_version)
-        app_bad_argument(usage, "--version is required");
+    app_require_version(usage, &common);
+    enum app_version version = common.version;
     long tiles_x = (width + TILE - 1) / TILE, tiles = tiles_x * tiles_x;
     if (per_thread >= 0 && version != APP_FINE)
         app_bad_argument(usage, "--tiles-per-thread applies to --version fine only");
@@ -348,7 +342,7 @@ int main(int argc, char **argv) {
     if (threads < 0)
         threads = app_online_cpus();
 
-    uint64_t rng = (uint64_t)seed;
+    uint64_t rng = (uint64_t)common.seed;
     struct volume vol;
     generate_volume(&vol, size, &rng);
     uint64_t input_sum = app_checksum(vol.density, (size_t)(size * size * size));
@@ -370,7 +364,7 @@ int main(int argc, char **argv) {
     app_report_time(version, seconds);
 
     size_t pixels = (size_t)(frames * width * width);
-    if (check && version != APP_SERIAL) {
+    if (common.check && version != APP_SERIAL) {
         struct scene ref = s;
         ref.images = app_alloc(pixels * sizeof(float));
         render_serial(&ref);
@@ -381,9 +375,9 @@ int main(int argc, char **argv) {
                          i / (size_t)width % (size_t)width, s.images[i], ref.images[i]);
         free(ref.images);
     }
-    printf("volrend: seed %ld, input checksum 0x%016llx, image checksum 0x%016llx%s\n", seed,
-           (unsigned long long)input_sum, (unsigned long long)app_checksum(s.images, pixels * sizeof(float)),
-           !check ? " (unchecked)" : version == APP_SERIAL ? "" : ", same as the serial version's");
+    char sizes[64];
+    snprintf(sizes, sizeof sizes, "%ld^3 volume, %ldx%ld image, %ld frames", size, width, width, frames);
+    app_report_result(&common, sizes, input_sum, "image", app_checksum(s.images, pixels * sizeof(float)));
     free(s.images);
     free(s.cameras);
     free(vol.visible);
