@@ -18,18 +18,38 @@
  * operations in the same order (the leaves are fft_serial, every butterfly is
  * butterflies(), with one twiddle table), so the check against the serial
  * result is exact. Below 2^13 points the serial result is also checked
- * against a naive DFT (relative L2 error at most 1e-10; docs/design/pthreads-apps.md says why). */
+ * against a naive DFT (relative L2 error at most 1e-10; docs/design/pthreads-apps.md says why).
+ *
+ * Where the build found FFTW (WEFT_HAVE_FFTW), --version fftw runs FFTW's
+ * transform of the same input, the paper's own program: threads off, or with
+ * --threads P FFTW's threaded transform on P threads (FFTW's own Pthreads,
+ * which the shim makes weft threads). Its result is checked against the serial
+ * version's within the same 1e-10 (another algorithm: other rounding). */
 #include "apps/pthreads/pthreads_app.h"
 
+#ifdef WEFT_HAVE_FFTW
+#include <fftw3.h>
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef WEFT_HAVE_FFTW
+#define PEER "fftw"
+#define THREADS_VERSIONS "coarse and fftw"
+static const char usage[] =
+    "--version serial|coarse|fine|fftw [--log2n K (1..26, default 22)] [--leaf L (serial, coarse, fine: power of "
+    "two, 2..2^K, default 2^14 or 2^K if smaller)] [--threads P (coarse: 1..4096, default processors online; fftw: "
+    "1..4096, default threads off)] [--seed S (default 1)] [--no-check]";
+#else
+#define PEER NULL
+#define THREADS_VERSIONS "coarse"
 static const char usage[] =
     "--version serial|coarse|fine [--log2n K (1..26, default 22)] [--leaf L (power of two, 2..2^K, "
-    "default 2^14 or 2^K if smaller)] [--threads P (coarse only, 1..4096, default: processors online)] "
+    "default 2^14 or 2^K if smaller)] [--threads P (coarse only, 1..4096, default processors online)] "
     "[--seed S (default 1)] [--no-check]";
+#endif
 
 typedef struct {
     double re, im;
@@ -173,6 +193,40 @@ static void fft_coarse(const struct plan *p, const cplx *in, cplx *out, size_t t
     free(ids);
 }
 
+#ifdef WEFT_HAVE_FFTW
+/* FFTW's transform (planned with FFTW_ESTIMATE before the timer, so the plan
+ * does not depend on timings of this machine); threads < 0: threads off.
+ * Returns the seconds fftw_execute took. */
+static double fft_fftw(cplx *in, cplx *out, size_t n, long threads) {
+    if (threads >= 0) {
+        if (fftw_init_threads() == 0)
+            app_fail("fftw_init_threads failed");
+        fftw_plan_with_nthreads((int)threads);
+    }
+    /* cplx is two doubles, real then imaginary: fftw_complex's layout. */
+    fftw_plan plan = fftw_plan_dft_1d((int)n, (fftw_complex *)in, (fftw_complex *)out, FFTW_FORWARD, FFTW_ESTIMATE);
+    if (plan == NULL)
+        app_fail("fftw_plan_dft_1d(%zu) returned no plan", n);
+    double start = app_now();
+    fftw_execute(plan);
+    double seconds = app_now() - start;
+    fftw_destroy_plan(plan);
+    if (threads >= 0)
+        fftw_cleanup_threads();
+    return seconds;
+}
+#endif
+
+/* Relative L2 distance between two transforms. */
+static double relative_distance(const cplx *got, const cplx *want, size_t n) {
+    double diff = 0, norm = 0;
+    for (size_t k = 0; k < n; ++k) {
+        diff += (got[k].re - want[k].re) * (got[k].re - want[k].re) + (got[k].im - want[k].im) * (got[k].im - want[k].im);
+        norm += want[k].re * want[k].re + want[k].im * want[k].im;
+    }
+    return sqrt(diff / norm);
+}
+
 /* ---- checks ---- */
 
 /* Relative L2 distance of the FFT result from the naive DFT, with its own
@@ -182,7 +236,7 @@ static double dft_error(const cplx *in, const cplx *got, size_t n) {
     cplx *root = app_alloc(n * sizeof *root);
     for (size_t t = 0; t < n; ++t)
         root[t] = (cplx){cos(two_pi * (double)t / (double)n), -sin(two_pi * (double)t / (double)n)};
-    double diff = 0, norm = 0;
+    cplx *dft = app_alloc(n * sizeof *dft);
     for (size_t k = 0; k < n; ++k) {
         double re = 0, im = 0;
         for (size_t j = 0; j < n; ++j) {
@@ -190,17 +244,19 @@ static double dft_error(const cplx *in, const cplx *got, size_t n) {
             re += in[j].re * w.re - in[j].im * w.im;
             im += in[j].re * w.im + in[j].im * w.re;
         }
-        diff += (got[k].re - re) * (got[k].re - re) + (got[k].im - im) * (got[k].im - im);
-        norm += re * re + im * im;
+        dft[k] = (cplx){re, im};
     }
+    double distance = relative_distance(got, dft, n);
+    free(dft);
     free(root);
-    return sqrt(diff / norm);
+    return distance;
 }
 
 int main(int argc, char **argv) {
-    app_init("fft1d");
+    app_init("fft1d", PEER);
     struct app_common common = {APP_SERIAL, 0, 1, 1};
     long log2n = 22, leaf = -1, threads = -1;
+    int leaf_given = 0;
     for (int i = 1; i < argc; ++i) {
         if (app_parse_common(usage, argc, argv, &i, &common))
             continue;
@@ -209,6 +265,7 @@ int main(int argc, char **argv) {
             log2n = app_parse_long(usage, f, app_flag_value(usage, argc, argv, &i), 1, 26);
         } else if (strcmp(f, "--leaf") == 0) {
             leaf = app_parse_long(usage, f, app_flag_value(usage, argc, argv, &i), 2, 1L << 26);
+            leaf_given = 1;
         } else if (strcmp(f, "--threads") == 0) {
             threads = app_parse_long(usage, f, app_flag_value(usage, argc, argv, &i), 1, 4096);
         } else {
@@ -222,9 +279,12 @@ int main(int argc, char **argv) {
         leaf = n < (1 << 14) ? (long)n : 1 << 14;
     if ((leaf & (leaf - 1)) != 0 || (size_t)leaf > n)
         app_bad_argument(usage, "--leaf %ld: expected a power of two from 2 to n = 2^%ld", leaf, log2n);
-    if (threads >= 0 && version != APP_COARSE)
-        app_bad_argument(usage, "--threads applies to --version coarse only (fine makes a thread per sub-transform)");
-    if (threads < 0)
+    if (threads >= 0 && version != APP_COARSE && version != APP_PEER)
+        app_bad_argument(usage, "--threads applies to --version " THREADS_VERSIONS
+                                " only (fine makes a thread per sub-transform)");
+    if (leaf_given && version == APP_PEER)
+        app_bad_argument(usage, "--leaf does not apply to --version fftw (FFTW chooses its own)");
+    if (threads < 0 && version == APP_COARSE)
         threads = app_online_cpus();
 
     /* Input: real and imaginary parts uniform in [-0.5, 0.5), splitmix64 from the seed. */
@@ -242,21 +302,34 @@ int main(int argc, char **argv) {
     for (size_t j = 0; j < n / 2; ++j)
         p.twiddle[j] = (cplx){cos(two_pi * (double)j / (double)n), -sin(two_pi * (double)j / (double)n)};
 
-    double start = app_now();
+    double start = app_now(), seconds;
     if (version == APP_SERIAL) {
         fft_serial(&p, in, 1, out, n);
     } else if (version == APP_FINE) {
         struct fine_task root = {&p, in, 1, out, n, 0, 0};
         fine_fft(&root);
-    } else {
+    } else if (version == APP_COARSE) {
         fft_coarse(&p, in, out, (size_t)threads);
     }
-    double seconds = app_now() - start;
+    seconds = app_now() - start;
+#ifdef WEFT_HAVE_FFTW
+    if (version == APP_PEER)
+        seconds = fft_fftw(in, out, n, threads);
+#endif
     app_report_time(version, seconds);
 
     uint64_t result_sum = app_checksum(out, n * sizeof *out);
     if (common.check) {
-        if (version != APP_SERIAL) {
+        if (version == APP_PEER) {
+            cplx *ref = app_alloc(n * sizeof *ref);
+            fft_serial(&p, in, 1, ref, n);
+            double distance = relative_distance(out, ref, n);
+            if (!(distance <= 1e-10))
+                app_fail("%s result at relative L2 distance %.3g from the serial version's, more than 1e-10",
+                         app_version_name(version), distance);
+            printf("fft1d: within %.2g (relative L2) of the serial version\n", distance);
+            free(ref);
+        } else if (version != APP_SERIAL) {
             cplx *ref = app_alloc(n * sizeof *ref);
             fft_serial(&p, in, 1, ref, n);
             for (size_t k = 0; k < n; ++k)

@@ -11,11 +11,15 @@
 #include <unistd.h>
 
 static const char *app_name = "app";
+static const char *app_peer = NULL;
 static atomic_long threads_created;
 static atomic_long threads_live;
 static atomic_long threads_max_live;
 
-void app_init(const char *name) { app_name = name; }
+void app_init(const char *name, const char *peer) {
+    app_name = name;
+    app_peer = peer;
+}
 
 _Noreturn void app_bad_argument(const char *usage, const char *fmt, ...) {
     va_list ap;
@@ -53,11 +57,14 @@ enum app_version app_parse_version(const char *usage, const char *text) {
         return APP_COARSE;
     if (strcmp(text, "fine") == 0)
         return APP_FINE;
-    app_bad_argument(usage, "--version '%s': valid versions are serial, coarse, fine", text);
+    if (app_peer != NULL && strcmp(text, app_peer) == 0)
+        return APP_PEER;
+    app_bad_argument(usage, "--version '%s': valid versions are serial, coarse, fine%s%s", text, app_peer ? ", " : "",
+                     app_peer ? app_peer : "");
 }
 
 const char *app_version_name(enum app_version v) {
-    return v == APP_SERIAL ? "serial" : v == APP_COARSE ? "coarse" : "fine";
+    return v == APP_SERIAL ? "serial" : v == APP_COARSE ? "coarse" : v == APP_FINE ? "fine" : app_peer;
 }
 
 const char *app_flag_value(const char *usage, int argc, char **argv, int *i) {
@@ -165,5 +172,8 @@ void app_report_result(const struct app_common *c, const char *sizes, uint64_t i
                        uint64_t result_sum) {
     printf("%s: %s, seed %ld, input checksum 0x%016llx, %s checksum 0x%016llx%s\n", app_name, sizes, c->seed,
            (unsigned long long)input_sum, what, (unsigned long long)result_sum,
-           !c->check ? " (unchecked)" : c->version == APP_SERIAL ? "" : ", same as the serial version's");
+           !c->check                  ? " (unchecked)"
+           : c->version == APP_SERIAL ? ""
+           : c->version == APP_PEER   ? ", within tolerance of the serial version's"
+                                      : ", same as the serial version's");
 }

@@ -14,7 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum app_version { APP_SERIAL, APP_COARSE, APP_FINE };
+/* APP_PEER: another library's version of the same computation, named by the
+ * program (fft1d's "fftw"), where the build has that library. */
+enum app_version { APP_SERIAL, APP_COARSE, APP_FINE, APP_PEER };
 
 /* The flags every program takes: --version (required), --seed, --no-check. */
 struct app_common {
@@ -24,8 +26,9 @@ struct app_common {
     int check;  /* compare with the serial version's result (default on) */
 };
 
-/* The program's name in messages ("fft1d"); set once by app_init. */
-void app_init(const char *name);
+/* The program's name in messages ("fft1d") and the name --version accepts for
+ * APP_PEER (NULL: none); set once by app_init. */
+void app_init(const char *name, const char *peer);
 
 /* Exit 2 with "<name>: <message>" and the usage line. */
 _Noreturn void app_bad_argument(const char *usage, const char *fmt, ...)
@@ -77,7 +80,8 @@ void *app_alloc(size_t size); /* malloc, or app_fail */
  * version of a run whose result is right: tests compare it across runs). */
 void app_report_time(enum app_version v, double seconds);
 /* The last line: "<name>: <sizes>, seed S, input checksum 0x.., <what> checksum
- * 0x..", and ", same as the serial version's" once the check has passed. */
+ * 0x..", and ", same as the serial version's" once the check has passed
+ * (", within tolerance of the serial version's" for a peer). */
 void app_report_result(const struct app_common *c, const char *sizes, uint64_t input_sum, const char *what,
                        uint64_t result_sum);
 

@@ -213,7 +213,7 @@ static double *run_coarse(const struct csr *m, double *v, double *w, long produc
 }
 
 int main(int argc, char **argv) {
-    app_init("spmv");
+    app_init("spmv", NULL);
     struct app_common common = {APP_SERIAL, 0, 1, 1};
     long rows = 30169, products = 20, threads = -1;
     for (int i = 1; i < argc; ++i) {

@@ -307,7 +307,7 @@ static void render_coarse(const struct scene *s, long threads) {
 }
 
 int main(int argc, char **argv) {
-    app_init("volrend");
+    app_init("volrend", NULL);
     struct app_common common = {APP_SERIAL, 0, 1, 1};
     long size = 256, width = 375, frames = 4, per_thread = -1, threads = -1;
     for (int i = 1; i < argc; ++i) {

@@ -29,7 +29,7 @@ done
 expect fft1d "--log2n '27': expected an integer from 1 to 26" --version serial --log2n 27
 expect fft1d "--leaf 3: expected a power of two from 2 to n = 2\^4" --version fine --log2n 4 --leaf 3
 expect fft1d "--leaf 32: expected a power of two from 2 to n = 2\^4" --version fine --log2n 4 --leaf 32
-expect fft1d "--threads applies to --version coarse only" --version fine --threads 2
+expect fft1d "--threads applies to --version coarse( and fftw)? only" --version fine --threads 2
 expect spmv "--rows '8': expected an integer from 16 to 10000000" --version serial --rows 8
 expect spmv "--products '0': expected an integer from 1 to 100000" --version serial --products 0
 expect spmv "--threads 100: expected 1 to the number of rows, 50" --version fine --rows 50 --threads 100
@@ -39,5 +39,11 @@ expect volrend "--tiles-per-thread applies to --version fine only" --version coa
 expect volrend "--threads applies to --version coarse only" --version fine --threads 4
 expect volrend "--volume '8': expected an integer from 16 to 512" --version serial --volume 8
 expect volrend "--frames '0': expected an integer from 1 to 1000" --version serial --frames 0
+# FFTW's flags, where the build has it.
+if "$bin/pthreads_fft1d" --version fftw --log2n 4 >/dev/null 2>&1; then
+    expect fft1d "--leaf does not apply to --version fftw" --version fftw --leaf 4
+    expect fft1d "--threads '0': expected an integer from 1 to 4096" --version fftw --threads 0
+    expect fft1d "--version 'medium': valid versions are serial, coarse, fine, fftw$" --version medium
+fi
 if [ $failures -ne 0 ]; then echo "FAIL: $failures cases"; exit 1; fi
 echo "PASS: every bad command line refused with status 2 and its message"
