@@ -147,8 +147,7 @@ struct coarse_arg {
 
 static size_t bit_reverse(size_t j, unsigned bits) {
     size_t r = 0;
-    for (unsigned b = 0; b < bits; ++b, j >>= 1)
-        r = (r << 1) | (j & 1);
+    for (unsigned b = 0; b < bits; ++b, j >>= 1) r = (r << 1) | (j & 1);
     return r;
 }
 
@@ -158,8 +157,7 @@ static void *coarse_worker(void *arg) {
     const struct plan *p = s->p;
     size_t n = p->n, leaves = n / p->leaf, P = s->threads, id = a->id;
     unsigned depth = 0;
-    while (((size_t)1 << depth) < leaves)
-        ++depth;
+    while (((size_t)1 << depth) < leaves) ++depth;
     /* Leaf j of the recursion, at depth `depth`, transforms the elements
      * congruent to bit_reverse(j) modulo 2^depth into out[j*leaf ..). */
     for (size_t j = id * leaves / P; j < (id + 1) * leaves / P; ++j)
@@ -186,8 +184,7 @@ static void fft_coarse(const struct plan *p, const cplx *in, cplx *out, size_t t
         args[i] = (struct coarse_arg){&s, i};
         app_spawn(&ids[i], coarse_worker, &args[i]);
     }
-    for (size_t i = 0; i < threads; ++i)
-        app_join(ids[i]);
+    for (size_t i = 0; i < threads; ++i) app_join(ids[i]);
     pthread_barrier_destroy(&s.barrier);
     free(args);
     free(ids);
@@ -199,20 +196,17 @@ static void fft_coarse(const struct plan *p, const cplx *in, cplx *out, size_t t
  * Returns the seconds fftw_execute took. */
 static double fft_fftw(cplx *in, cplx *out, size_t n, long threads) {
     if (threads >= 0) {
-        if (fftw_init_threads() == 0)
-            app_fail("fftw_init_threads failed");
+        if (fftw_init_threads() == 0) app_fail("fftw_init_threads failed");
         fftw_plan_with_nthreads((int)threads);
     }
     /* cplx is two doubles, real then imaginary: fftw_complex's layout. */
     fftw_plan plan = fftw_plan_dft_1d((int)n, (fftw_complex *)in, (fftw_complex *)out, FFTW_FORWARD, FFTW_ESTIMATE);
-    if (plan == NULL)
-        app_fail("fftw_plan_dft_1d(%zu) returned no plan", n);
+    if (plan == NULL) app_fail("fftw_plan_dft_1d(%zu) returned no plan", n);
     double start = app_now();
     fftw_execute(plan);
     double seconds = app_now() - start;
     fftw_destroy_plan(plan);
-    if (threads >= 0)
-        fftw_cleanup_threads();
+    if (threads >= 0) fftw_cleanup_threads();
     return seconds;
 }
 #endif
@@ -221,7 +215,8 @@ static double fft_fftw(cplx *in, cplx *out, size_t n, long threads) {
 static double relative_distance(const cplx *got, const cplx *want, size_t n) {
     double diff = 0, norm = 0;
     for (size_t k = 0; k < n; ++k) {
-        diff += (got[k].re - want[k].re) * (got[k].re - want[k].re) + (got[k].im - want[k].im) * (got[k].im - want[k].im);
+        diff +=
+            (got[k].re - want[k].re) * (got[k].re - want[k].re) + (got[k].im - want[k].im) * (got[k].im - want[k].im);
         norm += want[k].re * want[k].re + want[k].im * want[k].im;
     }
     return sqrt(diff / norm);
@@ -258,8 +253,7 @@ int main(int argc, char **argv) {
     long log2n = 22, leaf = -1, threads = -1;
     int leaf_given = 0;
     for (int i = 1; i < argc; ++i) {
-        if (app_parse_common(usage, argc, argv, &i, &common))
-            continue;
+        if (app_parse_common(usage, argc, argv, &i, &common)) continue;
         const char *f = argv[i];
         if (strcmp(f, "--log2n") == 0) {
             log2n = app_parse_long(usage, f, app_flag_value(usage, argc, argv, &i), 1, 26);
@@ -275,17 +269,15 @@ int main(int argc, char **argv) {
     app_require_version(usage, &common);
     enum app_version version = common.version;
     size_t n = (size_t)1 << log2n;
-    if (leaf < 0)
-        leaf = n < (1 << 14) ? (long)n : 1 << 14;
+    if (leaf < 0) leaf = n < (1 << 14) ? (long)n : 1 << 14;
     if ((leaf & (leaf - 1)) != 0 || (size_t)leaf > n)
         app_bad_argument(usage, "--leaf %ld: expected a power of two from 2 to n = 2^%ld", leaf, log2n);
     if (threads >= 0 && version != APP_COARSE && version != APP_PEER)
-        app_bad_argument(usage, "--threads applies to --version " THREADS_VERSIONS
-                                " only (fine makes a thread per sub-transform)");
+        app_bad_argument(
+            usage, "--threads applies to --version " THREADS_VERSIONS " only (fine makes a thread per sub-transform)");
     if (leaf_given && version == APP_PEER)
         app_bad_argument(usage, "--leaf does not apply to --version fftw (FFTW chooses its own)");
-    if (threads < 0 && version == APP_COARSE)
-        threads = app_online_cpus();
+    if (threads < 0 && version == APP_COARSE) threads = app_online_cpus();
 
     /* Input: real and imaginary parts uniform in [-0.5, 0.5), splitmix64 from the seed. */
     cplx *in = app_alloc(n * sizeof *in), *out = app_alloc(n * sizeof *out);
@@ -313,8 +305,7 @@ int main(int argc, char **argv) {
     }
     seconds = app_now() - start;
 #ifdef WEFT_HAVE_FFTW
-    if (version == APP_PEER)
-        seconds = fft_fftw(in, out, n, threads);
+    if (version == APP_PEER) seconds = fft_fftw(in, out, n, threads);
 #endif
     app_report_time(version, seconds);
 
@@ -334,15 +325,15 @@ int main(int argc, char **argv) {
             fft_serial(&p, in, 1, ref, n);
             for (size_t k = 0; k < n; ++k)
                 if (memcmp(&ref[k], &out[k], sizeof(cplx)) != 0)
-                    app_fail("%s result differs from the serial version's at element %zu: (%.17g, %.17g), serial "
-                             "(%.17g, %.17g)",
-                             app_version_name(version), k, out[k].re, out[k].im, ref[k].re, ref[k].im);
+                    app_fail(
+                        "%s result differs from the serial version's at element %zu: (%.17g, %.17g), serial "
+                        "(%.17g, %.17g)",
+                        app_version_name(version), k, out[k].re, out[k].im, ref[k].re, ref[k].im);
             free(ref);
         }
         if (log2n <= 12) {
             double err = dft_error(in, out, n);
-            if (!(err <= 1e-10))
-                app_fail("relative L2 distance from the naive DFT %.3g, more than 1e-10", err);
+            if (!(err <= 1e-10)) app_fail("relative L2 distance from the naive DFT %.3g, more than 1e-10", err);
             printf("fft1d: within %.2g (relative L2) of the naive DFT\n", err);
         }
     }

@@ -51,14 +51,10 @@ long app_parse_long(const char *usage, const char *flag, const char *text, long 
 }
 
 enum app_version app_parse_version(const char *usage, const char *text) {
-    if (strcmp(text, "serial") == 0)
-        return APP_SERIAL;
-    if (strcmp(text, "coarse") == 0)
-        return APP_COARSE;
-    if (strcmp(text, "fine") == 0)
-        return APP_FINE;
-    if (app_peer != NULL && strcmp(text, app_peer) == 0)
-        return APP_PEER;
+    if (strcmp(text, "serial") == 0) return APP_SERIAL;
+    if (strcmp(text, "coarse") == 0) return APP_COARSE;
+    if (strcmp(text, "fine") == 0) return APP_FINE;
+    if (app_peer != NULL && strcmp(text, app_peer) == 0) return APP_PEER;
     app_bad_argument(usage, "--version '%s': valid versions are serial, coarse, fine%s%s", text, app_peer ? ", " : "",
                      app_peer ? app_peer : "");
 }
@@ -68,8 +64,7 @@ const char *app_version_name(enum app_version v) {
 }
 
 const char *app_flag_value(const char *usage, int argc, char **argv, int *i) {
-    if (*i + 1 >= argc)
-        app_bad_argument(usage, "%s needs a value", argv[*i]);
+    if (*i + 1 >= argc) app_bad_argument(usage, "%s needs a value", argv[*i]);
     return argv[++*i];
 }
 
@@ -89,8 +84,7 @@ int app_parse_common(const char *usage, int argc, char **argv, int *i, struct ap
 }
 
 void app_require_version(const char *usage, const struct app_common *c) {
-    if (!c->have_version)
-        app_bad_argument(usage, "--version is required");
+    if (!c->have_version) app_bad_argument(usage, "--version is required");
 }
 
 long app_online_cpus(void) {
@@ -129,15 +123,13 @@ void app_spawn(pthread_t *thread, void *(*start)(void *), void *arg) {
     while (live > seen && !atomic_compare_exchange_weak(&threads_max_live, &seen, live)) {
     }
     int rc = pthread_create(thread, NULL, start, arg);
-    if (rc != 0)
-        app_fail("pthread_create: %s (%ld threads alive)", strerror(rc), live - 1);
+    if (rc != 0) app_fail("pthread_create: %s (%ld threads alive)", strerror(rc), live - 1);
     atomic_fetch_add(&threads_created, 1);
 }
 
 void app_join(pthread_t thread) {
     int rc = pthread_join(thread, NULL);
-    if (rc != 0)
-        app_fail("pthread_join: %s", strerror(rc));
+    if (rc != 0) app_fail("pthread_join: %s", strerror(rc));
     atomic_fetch_sub(&threads_live, 1);
 }
 
@@ -146,26 +138,23 @@ long app_threads_max_live(void) { return atomic_load(&threads_max_live); }
 
 void app_barrier_init(pthread_barrier_t *barrier, unsigned count) {
     int rc = pthread_barrier_init(barrier, NULL, count);
-    if (rc != 0)
-        app_fail("pthread_barrier_init(%u): %s", count, strerror(rc));
+    if (rc != 0) app_fail("pthread_barrier_init(%u): %s", count, strerror(rc));
 }
 
 void app_barrier_wait(pthread_barrier_t *barrier) {
     int rc = pthread_barrier_wait(barrier);
-    if (rc != 0 && rc != PTHREAD_BARRIER_SERIAL_THREAD)
-        app_fail("pthread_barrier_wait: %s", strerror(rc));
+    if (rc != 0 && rc != PTHREAD_BARRIER_SERIAL_THREAD) app_fail("pthread_barrier_wait: %s", strerror(rc));
 }
 
 void *app_alloc(size_t size) {
     void *p = malloc(size);
-    if (p == NULL)
-        app_fail("out of memory allocating %zu bytes", size);
+    if (p == NULL) app_fail("out of memory allocating %zu bytes", size);
     return p;
 }
 
 void app_report_time(enum app_version v, double seconds) {
-    printf("%s: version %s: time %.6f s, threads created %ld, most alive at once %ld\n", app_name,
-           app_version_name(v), seconds, app_threads_created(), app_threads_max_live());
+    printf("%s: version %s: time %.6f s, threads created %ld, most alive at once %ld\n", app_name, app_version_name(v),
+           seconds, app_threads_created(), app_threads_max_live());
 }
 
 void app_report_result(const struct app_common *c, const char *sizes, uint64_t input_sum, const char *what,

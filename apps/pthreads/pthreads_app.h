@@ -16,14 +16,19 @@
 
 /* APP_PEER: another library's version of the same computation, named by the
  * program (fft1d's "fftw"), where the build has that library. */
-enum app_version { APP_SERIAL, APP_COARSE, APP_FINE, APP_PEER };
+enum app_version {
+    APP_SERIAL,
+    APP_COARSE,
+    APP_FINE,
+    APP_PEER
+};
 
 /* The flags every program takes: --version (required), --seed, --no-check. */
 struct app_common {
     enum app_version version;
     int have_version;
-    long seed;  /* default 1 */
-    int check;  /* compare with the serial version's result (default on) */
+    long seed; /* default 1 */
+    int check; /* compare with the serial version's result (default on) */
 };
 
 /* The program's name in messages ("fft1d") and the name --version accepts for
@@ -31,8 +36,7 @@ struct app_common {
 void app_init(const char *name, const char *peer);
 
 /* Exit 2 with "<name>: <message>" and the usage line. */
-_Noreturn void app_bad_argument(const char *usage, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+_Noreturn void app_bad_argument(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Exit 1 with "<name>: FAIL: <message>" (a wrong result, or a failed call). */
 _Noreturn void app_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -38,7 +38,9 @@ struct csr {
     double *value;
 };
 
-enum { MAX_ROW = 9 }; /* the diagonal and at most 8 neighbours */
+enum {
+    MAX_ROW = 9
+}; /* the diagonal and at most 8 neighbours */
 
 static int in_basin(long x2, long y2, long width, long height) {
     /* In half-cell units, so that cell and edge midpoints are integers. */
@@ -58,8 +60,7 @@ static int compare_size(const void *a, const void *b) {
 
 static struct csr generate_mesh_matrix(size_t rows, uint64_t *rng) {
     long width = 1;
-    while ((size_t)(width * width) < rows)
-        ++width;
+    while ((size_t)(width * width) < rows) ++width;
     long height = ((long)rows + width - 1) / width;
     size_t *count = app_alloc(rows * sizeof *count);
     size_t(*adj)[MAX_ROW] = app_alloc(rows * sizeof *adj);
@@ -100,8 +101,7 @@ static struct csr generate_mesh_matrix(size_t rows, uint64_t *rng) {
             m.value[m.start[v] + k] = 0.5 + app_rng_uniform(rng);
             sum += m.value[m.start[v] + k];
         }
-        for (size_t k = 0; k < count[v]; ++k)
-            m.value[m.start[v] + k] *= 0.9 / sum;
+        for (size_t k = 0; k < count[v]; ++k) m.value[m.start[v] + k] *= 0.9 / sum;
     }
     free(adj);
     free(count);
@@ -111,8 +111,7 @@ static struct csr generate_mesh_matrix(size_t rows, uint64_t *rng) {
 static void multiply_rows(const struct csr *m, const double *v, double *w, size_t first, size_t end) {
     for (size_t i = first; i < end; ++i) {
         double sum = 0;
-        for (size_t k = m->start[i]; k < m->start[i + 1]; ++k)
-            sum += m->value[k] * v[m->column[k]];
+        for (size_t k = m->start[i]; k < m->start[i + 1]; ++k) sum += m->value[k] * v[m->column[k]];
         w[i] = sum;
     }
 }
@@ -151,8 +150,7 @@ static double *run_fine(const struct csr *m, double *v, double *w, long products
             args[t] = (struct fine_arg){m, v, w, t * m->rows / threads, (t + 1) * m->rows / threads};
             app_spawn(&ids[t], fine_rows, &args[t]);
         }
-        for (size_t t = 0; t < threads; ++t)
-            app_join(ids[t]);
+        for (size_t t = 0; t < threads; ++t) app_join(ids[t]);
         double *tmp = v;
         v = w;
         w = tmp;
@@ -198,14 +196,11 @@ static double *run_coarse(const struct csr *m, double *v, double *w, long produc
     size_t row = 0;
     for (size_t t = 0; t < threads; ++t) {
         size_t first = row, target = (t + 1) * m->nnz / threads;
-        while (row < m->rows && (t + 1 == threads || m->start[row + 1] <= target))
-            ++row;
+        while (row < m->rows && (t + 1 == threads || m->start[row + 1] <= target)) ++row;
         args[t] = (struct coarse_arg){&s, first, row};
     }
-    for (size_t t = 0; t < threads; ++t)
-        app_spawn(&ids[t], coarse_worker, &args[t]);
-    for (size_t t = 0; t < threads; ++t)
-        app_join(ids[t]);
+    for (size_t t = 0; t < threads; ++t) app_spawn(&ids[t], coarse_worker, &args[t]);
+    for (size_t t = 0; t < threads; ++t) app_join(ids[t]);
     pthread_barrier_destroy(&s.barrier);
     free(args);
     free(ids);
@@ -217,8 +212,7 @@ int main(int argc, char **argv) {
     struct app_common common = {APP_SERIAL, 0, 1, 1};
     long rows = 30169, products = 20, threads = -1;
     for (int i = 1; i < argc; ++i) {
-        if (app_parse_common(usage, argc, argv, &i, &common))
-            continue;
+        if (app_parse_common(usage, argc, argv, &i, &common)) continue;
         const char *f = argv[i];
         if (strcmp(f, "--rows") == 0) {
             rows = app_parse_long(usage, f, app_flag_value(usage, argc, argv, &i), 16, 10000000);
@@ -234,28 +228,24 @@ int main(int argc, char **argv) {
     enum app_version version = common.version;
     if (threads >= 0 && version == APP_SERIAL)
         app_bad_argument(usage, "--threads applies to --version coarse and fine only");
-    if (threads > rows)
-        app_bad_argument(usage, "--threads %ld: expected 1 to the number of rows, %ld", threads, rows);
-    if (threads < 0)
-        threads = version == APP_FINE ? 128 : app_online_cpus();
-    if (threads > rows)
-        threads = rows;
+    if (threads > rows) app_bad_argument(usage, "--threads %ld: expected 1 to the number of rows, %ld", threads, rows);
+    if (threads < 0) threads = version == APP_FINE ? 128 : app_online_cpus();
+    if (threads > rows) threads = rows;
 
     uint64_t rng = (uint64_t)common.seed;
     struct csr m = generate_mesh_matrix((size_t)rows, &rng);
     double *v0 = app_alloc(m.rows * sizeof *v0);
-    for (size_t i = 0; i < m.rows; ++i)
-        v0[i] = app_rng_uniform(&rng);
+    for (size_t i = 0; i < m.rows; ++i) v0[i] = app_rng_uniform(&rng);
     uint64_t input_sum = app_checksum(m.start, (m.rows + 1) * sizeof *m.start) ^
                          app_checksum(m.column, m.nnz * sizeof *m.column) ^
                          app_checksum(m.value, m.nnz * sizeof *m.value) ^ app_checksum(v0, m.rows * sizeof *v0);
-    printf("spmv: %zu rows, %zu nonzeros (%.2f a row), %ld products\n", m.rows, m.nnz,
-           (double)m.nnz / (double)m.rows, products);
+    printf("spmv: %zu rows, %zu nonzeros (%.2f a row), %ld products\n", m.rows, m.nnz, (double)m.nnz / (double)m.rows,
+           products);
 
     double *v = app_alloc(m.rows * sizeof *v), *w = app_alloc(m.rows * sizeof *w);
     memcpy(v, v0, m.rows * sizeof *v);
     double start = app_now();
-    double *result = version == APP_SERIAL  ? run_serial(&m, v, w, products)
+    double *result = version == APP_SERIAL ? run_serial(&m, v, w, products)
                      : version == APP_FINE ? run_fine(&m, v, w, products, (size_t)threads)
                                            : run_coarse(&m, v, w, products, (size_t)threads);
     double seconds = app_now() - start;

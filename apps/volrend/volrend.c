@@ -32,7 +32,11 @@ static const char usage[] =
     "[--frames F (1..1000, default 4)] [--tiles-per-thread G (fine only, 1..number of tiles, default 64)] "
     "[--threads P (coarse only, 1..4096, default processors online)] [--seed S (default 1)] [--no-check]";
 
-enum { TILE = 4, BLOCK = 8, VISIBLE_FROM = 40 };
+enum {
+    TILE = 4,
+    BLOCK = 8,
+    VISIBLE_FROM = 40
+};
 
 struct volume {
     long size; /* voxels on a side */
@@ -43,7 +47,7 @@ struct volume {
 };
 
 struct camera {
-    double origin[3]; /* where pixel (0, 0)'s ray starts */
+    double origin[3];               /* where pixel (0, 0)'s ray starts */
     double right[3], up[3], dir[3]; /* per-pixel steps and the unit ray direction */
 };
 
@@ -64,8 +68,7 @@ static void generate_volume(struct volume *v, long size, uint64_t *rng) {
     /* Four dense spheres inside the head, placed by the generator. */
     double blob[4][4];
     for (int b = 0; b < 4; ++b) {
-        for (int k = 0; k < 3; ++k)
-            blob[b][k] = (app_rng_uniform(rng) - 0.5) * 0.8;
+        for (int k = 0; k < 3; ++k) blob[b][k] = (app_rng_uniform(rng) - 0.5) * 0.8;
         blob[b][3] = 0.05 + 0.1 * app_rng_uniform(rng); /* radius squared */
     }
     for (long z = 0; z < size; ++z)
@@ -79,8 +82,7 @@ static void generate_volume(struct volume *v, long size, uint64_t *rng) {
                     d = r2 > 0.8 ? 190 + noise : 50 + noise; /* skull : tissue */
                     for (int b = 0; b < 4; ++b) {
                         double du = u - blob[b][0], dw = w - blob[b][1], ds = s - blob[b][2];
-                        if (r2 <= 0.8 && du * du + dw * dw + ds * ds <= blob[b][3])
-                            d = 140 + noise;
+                        if (r2 <= 0.8 && du * du + dw * dw + ds * ds <= blob[b][3]) d = 140 + noise;
                     }
                 }
                 v->density[(z * size + y) * size + x] = (unsigned char)d;
@@ -122,12 +124,9 @@ static struct camera make_camera(long size, long width, long frame) {
 
 static float sample(const struct volume *v, const double p[3]) {
     long x = (long)p[0], y = (long)p[1], z = (long)p[2], n = v->size;
-    if (x >= n - 1)
-        x = n - 2;
-    if (y >= n - 1)
-        y = n - 2;
-    if (z >= n - 1)
-        z = n - 2;
+    if (x >= n - 1) x = n - 2;
+    if (y >= n - 1) y = n - 2;
+    if (z >= n - 1) z = n - 2;
     double fx = p[0] - x, fy = p[1] - y, fz = p[2] - z;
     const unsigned char *d = v->density + (z * n + y) * n + x;
     double c00 = d[0] + fx * (d[1] - d[0]), c01 = d[n] + fx * (d[n + 1] - d[n]);
@@ -143,8 +142,7 @@ static float cast_ray(const struct volume *v, const struct camera *cam, long px,
         o[k] = cam->origin[k] + px * cam->right[k] + py * cam->up[k];
         double d = cam->dir[k];
         if (fabs(d) < 1e-12) {
-            if (o[k] < 0 || o[k] > hi)
-                return 0.0f;
+            if (o[k] < 0 || o[k] > hi) return 0.0f;
             continue;
         }
         double a = (0 - o[k]) / d, b = (hi - o[k]) / d;
@@ -166,8 +164,7 @@ static float cast_ray(const struct volume *v, const struct camera *cam, long px,
             long b[3] = {bx, by, bz};
             for (int k = 0; k < 3; ++k) {
                 double d = cam->dir[k];
-                if (fabs(d) < 1e-12)
-                    continue;
+                if (fabs(d) < 1e-12) continue;
                 double face = (double)((d > 0 ? b[k] + 1 : b[k]) * BLOCK);
                 double e = (face - o[k]) / d;
                 exit = e < exit ? e : exit;
@@ -196,8 +193,7 @@ static void render_tile(const struct scene *s, long frame, long tile) {
 
 static void render_serial(const struct scene *s) {
     for (long f = 0; f < s->frames; ++f)
-        for (long t = 0; t < s->tiles; ++t)
-            render_tile(s, f, t);
+        for (long t = 0; t < s->tiles; ++t) render_tile(s, f, t);
 }
 
 /* ---- fine: a thread per group of tiles ---- */
@@ -209,8 +205,7 @@ struct fine_arg {
 
 static void *fine_tiles(void *arg) {
     struct fine_arg *a = arg;
-    for (long t = a->first; t < a->end; ++t)
-        render_tile(a->s, a->frame, t);
+    for (long t = a->first; t < a->end; ++t) render_tile(a->s, a->frame, t);
     return NULL;
 }
 
@@ -224,8 +219,7 @@ static void render_fine(const struct scene *s, long per_thread) {
             args[k] = (struct fine_arg){s, f, k * per_thread, end < s->tiles ? end : s->tiles};
             app_spawn(&ids[k], fine_tiles, &args[k]);
         }
-        for (long k = 0; k < threads; ++k)
-            app_join(ids[k]);
+        for (long k = 0; k < threads; ++k) app_join(ids[k]);
     }
     free(args);
     free(ids);
@@ -253,8 +247,7 @@ struct coarse_arg {
 static long take_tile(struct tile_queue *q, int own) {
     long tile = -1;
     pthread_mutex_lock(&q->lock);
-    if (q->next < q->end)
-        tile = own ? q->next++ : --q->end;
+    if (q->next < q->end) tile = own ? q->next++ : --q->end;
     pthread_mutex_unlock(&q->lock);
     return tile;
 }
@@ -271,12 +264,10 @@ static void *coarse_worker(void *arg) {
         pthread_mutex_unlock(&mine->lock);
         app_barrier_wait(&c->barrier); /* every queue refilled before anyone steals */
         long tile;
-        while ((tile = take_tile(mine, 1)) >= 0)
-            render_tile(s, f, tile);
+        while ((tile = take_tile(mine, 1)) >= 0) render_tile(s, f, tile);
         for (long k = 1; k < c->threads; ++k) {
             struct tile_queue *victim = &c->queues[(a->id + k) % c->threads];
-            while ((tile = take_tile(victim, 0)) >= 0)
-                render_tile(s, f, tile);
+            while ((tile = take_tile(victim, 0)) >= 0) render_tile(s, f, tile);
         }
         app_barrier_wait(&c->barrier); /* the frame is done before the queues are refilled */
     }
@@ -296,10 +287,8 @@ static void render_coarse(const struct scene *s, long threads) {
         args[k] = (struct coarse_arg){&c, k};
         app_spawn(&ids[k], coarse_worker, &args[k]);
     }
-    for (long k = 0; k < threads; ++k)
-        app_join(ids[k]);
-    for (long k = 0; k < threads; ++k)
-        pthread_mutex_destroy(&c.queues[k].lock);
+    for (long k = 0; k < threads; ++k) app_join(ids[k]);
+    for (long k = 0; k < threads; ++k) pthread_mutex_destroy(&c.queues[k].lock);
     pthread_barrier_destroy(&c.barrier);
     free(args);
     free(ids);
@@ -311,8 +300,7 @@ int main(int argc, char **argv) {
     struct app_common common = {APP_SERIAL, 0, 1, 1};
     long size = 256, width = 375, frames = 4, per_thread = -1, threads = -1;
     for (int i = 1; i < argc; ++i) {
-        if (app_parse_common(usage, argc, argv, &i, &common))
-            continue;
+        if (app_parse_common(usage, argc, argv, &i, &common)) continue;
         const char *f = argv[i];
         if (strcmp(f, "--volume") == 0) {
             size = app_parse_long(usage, f, app_flag_value(usage, argc, argv, &i), 16, 512);
@@ -337,21 +325,22 @@ int main(int argc, char **argv) {
         app_bad_argument(usage, "--tiles-per-thread %ld: expected 1 to the number of tiles, %ld", per_thread, tiles);
     if (threads >= 0 && version != APP_COARSE)
         app_bad_argument(usage, "--threads applies to --version coarse only (fine: --tiles-per-thread)");
-    if (per_thread < 0)
-        per_thread = 64 < tiles ? 64 : tiles;
-    if (threads < 0)
-        threads = app_online_cpus();
+    if (per_thread < 0) per_thread = 64 < tiles ? 64 : tiles;
+    if (threads < 0) threads = app_online_cpus();
 
     uint64_t rng = (uint64_t)common.seed;
     struct volume vol;
     generate_volume(&vol, size, &rng);
     uint64_t input_sum = app_checksum(vol.density, (size_t)(size * size * size));
-    struct scene s = {&vol, width, tiles_x, tiles, frames, app_alloc((size_t)frames * sizeof(struct camera)),
+    struct scene s = {&vol,
+                      width,
+                      tiles_x,
+                      tiles,
+                      frames,
+                      app_alloc((size_t)frames * sizeof(struct camera)),
                       app_alloc((size_t)(frames * width * width) * sizeof(float))};
-    for (long f = 0; f < frames; ++f)
-        s.cameras[f] = make_camera(size, width, f);
-    printf("volrend: %ld^3 volume, %ldx%ld image, %ld tiles of 4x4, %ld frames\n", size, width, width, tiles,
-           frames);
+    for (long f = 0; f < frames; ++f) s.cameras[f] = make_camera(size, width, f);
+    printf("volrend: %ld^3 volume, %ldx%ld image, %ld tiles of 4x4, %ld frames\n", size, width, width, tiles, frames);
 
     double start = app_now();
     if (version == APP_SERIAL)
