@@ -9,7 +9,8 @@
 #           libopenmpi-dev + openmpi-bin (Open MPI: apps/pde, weft-bench msg/pde,
 #           the MPI tests; docs/design/mpi.md says why Open MPI)
 #   bench:  build + the peers weft-bench compares with and the report's plots:
-#           libboost-fiber-dev, libboost-context-dev, libtbb-dev, python3-matplotlib
+#           libboost-fiber-dev, libboost-context-dev, libtbb-dev, libfftw3-dev
+#           (FFTW: the 1-D FFT's peer, apps/fft1d), python3-matplotlib
 #           (OpenMP comes with g++)                          -> make demo, make bench
 #   test:   build + libtbb-dev (tests/apps runs the oneTBB versions; OpenMP
 #           comes with g++) + g++-aarch64-linux-gnu and qemu-user (the AArch64
@@ -26,7 +27,7 @@
 set -euo pipefail
 
 build_set=(cmake ninja-build g++ pkg-config libgtest-dev libopenmpi-dev openmpi-bin)
-peer_set=(libboost-fiber-dev libboost-context-dev libtbb-dev)
+peer_set=(libboost-fiber-dev libboost-context-dev libtbb-dev libfftw3-dev)
 bench_set=("${build_set[@]}" "${peer_set[@]}" python3-matplotlib)
 test_set=("${build_set[@]}" libtbb-dev g++-aarch64-linux-gnu qemu-user clang-14 libclang-rt-14-dev)
 tools_set=(valgrind)
