@@ -29,7 +29,8 @@ set -euo pipefail
 build_set=(cmake ninja-build g++ pkg-config libgtest-dev libopenmpi-dev openmpi-bin)
 peer_set=(libboost-fiber-dev libboost-context-dev libtbb-dev libfftw3-dev)
 bench_set=("${build_set[@]}" "${peer_set[@]}" python3-matplotlib)
-test_set=("${build_set[@]}" libtbb-dev g++-aarch64-linux-gnu qemu-user clang-14 libclang-rt-14-dev)
+shim_programs_set=(pigz plzip xz-utils zstd sqlite3)
+test_set=("${build_set[@]}" libtbb-dev g++-aarch64-linux-gnu qemu-user clang-14 libclang-rt-14-dev "${shim_programs_set[@]}")
 tools_set=(valgrind)
 
 say() { printf 'deps: %s\n' "$*" >&2; }
