@@ -11,6 +11,11 @@
 //   cond_pingpong_ns        per one-way hand-off through mutex + condition variable
 //   pthread_*_ns            the same protocols on kernel threads pinned to one CPU
 //   boost_fiber_*_ns        the same protocols on Boost.Fiber fibers of one kernel thread
+//   shim_create_join_ns     pthread_create + pthread_join in a plain Pthreads program
+//                           run under libweft-pthread, 1 worker (bench/micro_shim.cpp);
+//                           target: create_join_speedup_vs_shim (its ratio to
+//                           create_join_ns) <= shim_create_join_bound (1.5),
+//                           shim_create_join_met
 //   KIND_speedup_vs_FAMILY  FAMILY's median / weft's median (>1: weft is faster)
 //   fil_*_ns, join_*_ns     filament operations (bench/micro_filaments.cpp)
 // One JSON line for the whole run. The definitions live in docs/bench.md.
@@ -462,6 +467,13 @@ int run_micro(context& ctx) {
             rec.add(key, speedups[key]);
         }
     }
+    // The shim's target (docs/shim.md): a pthread_create + pthread_join pair of a
+    // plain program under libweft-pthread costs at most 1.5x weft's own pair.
+    if (auto s = fig.find("shim_create_join"), w = fig.find("create_join");
+        s != fig.end() && w != fig.end() && w->second.median > 0) {
+        rec.add("shim_create_join_bound", 1.5);
+        rec.add("shim_create_join_met", s->second.median / w->second.median <= 1.5);
+    }
     if (!warnings.empty()) rec.add("warnings", std::vector<std::string>(warnings.begin(), warnings.end()));
     ctx.emit(rec);
 
@@ -508,6 +520,10 @@ std::string const details =
     "  pthread_*_ns         the same on kernel threads, all pinned to the same CPU\n"
     "                       (pthread_yield_ns: sched_yield ping-pong)\n"
     "  boost_fiber_*_ns     the same on Boost.Fiber fibers of one kernel thread (when built in)\n"
+    "  shim_create_join_ns  pthread_create + pthread_join in a plain Pthreads program (a child process,\n"
+    "                       bench/pthreads/create_join.c) under libweft-pthread, 1 worker, same CPU;\n"
+    "                       target: create_join_speedup_vs_shim (its ratio to create_join_ns) <= 1.5\n"
+    "                       (shim_create_join_bound; shim_create_join_met)\n"
     "  fil_create_ns        weft_fil_create into a pool with room for every filament: per filament\n"
     "  fil_sweep_general_ns sweeps of a pool of 1,000 filaments (k, k), run descriptor by descriptor\n"
     "  fil_sweep_dense_ns   sweeps of the dense pool (k, 0), run as a loop: per filament\n"

@@ -48,9 +48,9 @@ int main(int argc, char** argv) {
         fprintf(stderr, "usage: %s N TILE THREADS   (C = A * B for N x N doubles, N a multiple of TILE)\n", argv[0]);
         return 2;
     }
-    n = parse_size(argv[0], "N", argv[1]);
-    tile = parse_size(argv[0], "TILE", argv[2]);
-    nthreads = parse_size(argv[0], "THREADS", argv[3]);
+    n = parse_size(argv[0], "N", argv[1], 65536);
+    tile = parse_size(argv[0], "TILE", argv[2], 65536);
+    nthreads = parse_size(argv[0], "THREADS", argv[3], 4096);
     if (n % tile != 0) {
         fprintf(stderr, "%s: N must be a multiple of TILE, got N = %zu, TILE = %zu\n", argv[0], n, tile);
         return 2;

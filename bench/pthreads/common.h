@@ -67,12 +67,12 @@ static inline double checksum(struct view c, size_t n) {
     return s;
 }
 
-/* Parses a positive decimal size, or says which argument was wrong and exits 2. */
-static inline size_t parse_size(const char* prog, const char* what, const char* text) {
+/* Parses a decimal number in [1, max], or says which argument was wrong and exits 2. */
+static inline size_t parse_size(const char* prog, const char* what, const char* text, unsigned long long max) {
     char* end = NULL;
     unsigned long long v = strtoull(text, &end, 10);
-    if (*text < '0' || *text > '9' || *end != '\0' || v == 0 || v > 65536) {
-        fprintf(stderr, "%s: %s must be a whole number in [1, 65536], got '%s'\n", prog, what, text);
+    if (*text < '0' || *text > '9' || *end != '\0' || v == 0 || v > max) {
+        fprintf(stderr, "%s: %s must be a whole number in [1, %llu], got '%s'\n", prog, what, max, text);
         exit(2);
     }
     return (size_t)v;

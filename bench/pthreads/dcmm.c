@@ -124,8 +124,8 @@ int main(int argc, char** argv) {
         fprintf(stderr, "usage: %s N LEAF   (C = A * B for N x N doubles; N / LEAF a power of two)\n", argv[0]);
         return 2;
     }
-    size_t n = parse_size(argv[0], "N", argv[1]);
-    leaf = parse_size(argv[0], "LEAF", argv[2]);
+    size_t n = parse_size(argv[0], "N", argv[1], 65536);
+    leaf = parse_size(argv[0], "LEAF", argv[2], 65536);
     size_t blocks = n / leaf;
     if (n % leaf != 0 || (blocks & (blocks - 1)) != 0) {
         fprintf(stderr, "%s: N / LEAF must be a power of two, got N = %zu, LEAF = %zu\n", argv[0], n, leaf);
