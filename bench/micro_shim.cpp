@@ -21,16 +21,17 @@ namespace weft::bench::micro {
 namespace {
 
 op_result shim_create_join(std::uint64_t n, int) {
-    std::vector<std::string> const env = {std::string("LD_PRELOAD=") + WEFT_SHIM_LIBRARY, "WEFT_WORKERS=1", "WEFT_STATS",
-                                          "WEFT_TRACE"};
+    std::vector<std::string> const env = {std::string("LD_PRELOAD=") + WEFT_SHIM_LIBRARY, "WEFT_WORKERS=1",
+                                          "WEFT_STATS", "WEFT_TRACE"};
     int status = 0;
     std::string const out = run_piped(WEFT_SHIM_CREATE_JOIN, {WEFT_SHIM_CREATE_JOIN, std::to_string(n)}, env, &status);
     unsigned long long ops = 0;
     double elapsed_ns = 0;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
         std::sscanf(out.c_str(), "ops=%llu elapsed_ns=%lf", &ops, &elapsed_ns) != 2 || ops != n)
-        return {0, 0, "shim create_join: " + std::string(WEFT_SHIM_CREATE_JOIN) + " under the shim failed (output '" +
-                          out + "')"};
+        return {0, 0,
+                "shim create_join: " + std::string(WEFT_SHIM_CREATE_JOIN) + " under the shim failed (output '" + out +
+                    "')"};
     return {elapsed_ns, ops, {}};
 }
 

@@ -59,15 +59,17 @@ std::string field(std::string const& line, std::string const& key, std::string c
     die("shim: %s printed no %s: '%s'", what.c_str(), key.c_str(), line.c_str());
 }
 
-run_result run_child(std::string const& exe, std::vector<std::string> const& args,
-                     std::vector<std::string> const& env, std::string const& what) {
+run_result run_child(std::string const& exe, std::vector<std::string> const& args, std::vector<std::string> const& env,
+                     std::string const& what) {
     piped_child const child = spawn_piped(exe, args, env);
     std::string out;
     char buf[4096];
     for (;;) {
         ssize_t const got = read(child.out_fd, buf, sizeof buf);
-        if (got > 0) out.append(buf, static_cast<std::size_t>(got));
-        else if (got == 0 || errno != EINTR) break;
+        if (got > 0)
+            out.append(buf, static_cast<std::size_t>(got));
+        else if (got == 0 || errno != EINTR)
+            break;
     }
     close(child.out_fd);
     int status = 0;
@@ -115,8 +117,8 @@ int run_native_child(context& ctx) {
     double sum = 0;
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = 0; j < n; ++j) sum += c.v.at(i, j);
-    std::printf("native n=%zu leaf=%zu time_s=%.6f checksum=%.17g max_live_threads=%llu peak_heap_bytes=%llu\n", n, leaf,
-                t, sum, static_cast<unsigned long long>(s.max_live_threads),
+    std::printf("native n=%zu leaf=%zu time_s=%.6f checksum=%.17g max_live_threads=%llu peak_heap_bytes=%llu\n", n,
+                leaf, t, sum, static_cast<unsigned long long>(s.max_live_threads),
                 static_cast<unsigned long long>(s.heap_bytes_peak));
     return 0;
 }
@@ -176,17 +178,15 @@ int run(context& ctx) {
         env.push_back("WEFT_SCHED=" + v.sched);
         if (v.kind == "shim") env.push_back(std::string("LD_PRELOAD=") + WEFT_SHIM_LIBRARY);
         if (v.kind == "native")
-            return run_child(self,
-                             {self, "shim", "--native-child", "--n", ns, "--leaf", ls, "--workers", ws, "--sched",
-                              v.sched},
-                             env, v.label());
+            return run_child(
+                self, {self, "shim", "--native-child", "--n", ns, "--leaf", ls, "--workers", ws, "--sched", v.sched},
+                env, v.label());
         if (v.program == "dcmm") return run_child(WEFT_SHIM_DCMM, {WEFT_SHIM_DCMM, ns, ls}, env, v.label());
         return run_child(WEFT_SHIM_COARSE, {WEFT_SHIM_COARSE, ns, ls, ws}, env, v.label());
     };
 
     ctx.say("C = A * B, n = %zu, leaf %zu, %d worker%s (CPUs), %d interleaved round(s)%s\n", n, leaf, workers,
-            workers == 1 ? "" : "s", rounds,
-            build_warning().empty() ? "" : (" [" + build_warning() + "]").c_str());
+            workers == 1 ? "" : "s", rounds, build_warning().empty() ? "" : (" [" + build_warning() + "]").c_str());
     std::map<std::string, double> reference;  // program -> the glibc run's checksum
     for (int r = 0; r < rounds; ++r) {
         ctx.progress("round %d of %d: %zu versions in turn", r + 1, rounds, vs.size());
@@ -279,17 +279,35 @@ registrar const reg{experiment{
                "peak RSS (wait4), peak heap (the program's count of its temporaries; weft's heap high-water mark\n"
                "for native) and most threads live. Rounds are interleaved; target ratios are medians of ratios\n"
                "within a round. See docs/bench.md and docs/shim.md.",
-    .options = {{.name = "n", .kind = opt_kind::integer, .metavar = "N", .default_value = "1024",
-                 .help = "matrix order", .min = 2, .max = 16384},
-                {.name = "leaf", .kind = opt_kind::integer, .metavar = "N", .default_value = "64",
+    .options = {{.name = "n",
+                 .kind = opt_kind::integer,
+                 .metavar = "N",
+                 .default_value = "1024",
+                 .help = "matrix order",
+                 .min = 2,
+                 .max = 16384},
+                {.name = "leaf",
+                 .kind = opt_kind::integer,
+                 .metavar = "N",
+                 .default_value = "64",
                  .help = "serial kernel below this order, and the coarse program's tile (n / leaf a power of two)",
-                 .min = 1, .max = 16384},
-                {.name = "workers", .kind = opt_kind::integer, .metavar = "N", .default_value = "2",
-                 .help = "CPUs the runs are confined to: weft's workers, the coarse program's threads", .min = 1,
+                 .min = 1,
+                 .max = 16384},
+                {.name = "workers",
+                 .kind = opt_kind::integer,
+                 .metavar = "N",
+                 .default_value = "2",
+                 .help = "CPUs the runs are confined to: weft's workers, the coarse program's threads",
+                 .min = 1,
                  .max = 1024},
-                {.name = "sched", .kind = opt_kind::list, .metavar = "LIST", .default_value = "fifo,dfs,ws",
-                 .help = "weft schedulers for the shim and native runs", .choices = {"fifo", "lifo", "dfs", "ws"}},
-                {.name = "native-child", .kind = opt_kind::flag,
+                {.name = "sched",
+                 .kind = opt_kind::list,
+                 .metavar = "LIST",
+                 .default_value = "fifo,dfs,ws",
+                 .help = "weft schedulers for the shim and native runs",
+                 .choices = {"fifo", "lifo", "dfs", "ws"}},
+                {.name = "native-child",
+                 .kind = opt_kind::flag,
                  .help = "internal: run the native version once with the first --sched and print its line"},
                 opt_rounds(3)},
     .run = run,
