@@ -48,7 +48,8 @@ run() {  # run MODE COMMAND IN OUT: MODE glibc or shim
     if [ "$mode" = glibc ]; then
         bash -c "$cmd" <"$in" >"$out" 2>"$out.err"
     else
-        WEFT_TRACE="$out.trace" LD_PRELOAD="$preload" bash -c "exec $cmd" <"$in" >"$out" 2>"$out.err"
+        # Preloaded into the program only, not into the shell that starts it.
+        bash -c 'export LD_PRELOAD="$1" WEFT_TRACE="$2"; exec '"$cmd" - "$preload" "$out.trace" <"$in" >"$out" 2>"$out.err"
     fi
     local rc=$?
     if [ $rc -ne 0 ]; then
