@@ -15,7 +15,9 @@
 #   test:   build + libtbb-dev (tests/apps runs the oneTBB versions; OpenMP
 #           comes with g++) + g++-aarch64-linux-gnu and qemu-user (the AArch64
 #           context switch, cross-compiled and run under emulation) + clang-14
-#           and libclang-rt-14-dev (libFuzzer: the fuzz stage)  -> make test
+#           and libclang-rt-14-dev (libFuzzer: the fuzz stage) + pigz, plzip,
+#           xz-utils, zstd, sqlite3 (unmodified Pthreads programs run under
+#           libweft-pthread: label shim_programs)            -> make test
 #   tools:  valgrind (bench/callgrind_micro.sh: instructions per micro operation)
 #   all:    every set                                         -> make deps
 #
@@ -68,7 +70,8 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
     say "dpkg-query not found: not a Debian system, so nothing is installed."
     say "weft needs: cmake >= 3.25, ninja, a C++20 compiler, GoogleTest, pkg-config; optionally an MPI;"
     say "for the benchmarks: Boost.Fiber, oneTBB, python3 + matplotlib; for the tests: those peers,"
-    say "an aarch64-linux-gnu cross compiler and qemu-user; for bench/callgrind_micro.sh: valgrind."
+    say "an aarch64-linux-gnu cross compiler, qemu-user, and pigz, plzip, xz, zstd and sqlite3 (run under"
+    say "libweft-pthread); for bench/callgrind_micro.sh: valgrind."
     for tool in cmake ninja c++ pkg-config; do
         if ! command -v "$tool" >/dev/null 2>&1; then
             say "error: '$tool' is missing; install it with your package manager."
