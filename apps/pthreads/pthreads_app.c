@@ -136,6 +136,13 @@ void app_join(pthread_t thread) {
 long app_threads_created(void) { return atomic_load(&threads_created); }
 long app_threads_max_live(void) { return atomic_load(&threads_max_live); }
 
+void app_reset_thread_counts(void) {
+    if (atomic_load(&threads_live) != 0)
+        app_fail("app_reset_thread_counts with %ld threads alive", atomic_load(&threads_live));
+    atomic_store(&threads_created, 0);
+    atomic_store(&threads_max_live, 0);
+}
+
 void app_barrier_init(pthread_barrier_t *barrier, unsigned count) {
     int rc = pthread_barrier_init(barrier, NULL, count);
     if (rc != 0) app_fail("pthread_barrier_init(%u): %s", count, strerror(rc));

@@ -73,6 +73,9 @@ void app_spawn(pthread_t *thread, void *(*start)(void *), void *arg);
 void app_join(pthread_t thread);
 long app_threads_created(void);
 long app_threads_max_live(void);
+/* Starts both counts again from zero (no thread may be alive): for programs
+ * whose untimed warm-up creates threads too. */
+void app_reset_thread_counts(void);
 
 void app_barrier_init(pthread_barrier_t *barrier, unsigned count);
 void app_barrier_wait(pthread_barrier_t *barrier);

@@ -18,7 +18,7 @@ expect() {
         failures=$((failures + 1))
     fi
 }
-for prog in fft1d spmv volrend; do
+for prog in fft1d spmv volrend dtree barnes fmm; do
     expect $prog "--version is required" --no-check
     expect $prog "--version 'medium': valid versions are serial, coarse, fine" --version medium
     expect $prog "unknown argument '--bogus'" --version serial --bogus
@@ -39,6 +39,23 @@ expect volrend "--tiles-per-thread applies to --version fine only" --version coa
 expect volrend "--threads applies to --version coarse only" --version fine --threads 4
 expect volrend "--volume '8': expected an integer from 16 to 512" --version serial --volume 8
 expect volrend "--frames '0': expected an integer from 1 to 1000" --version serial --frames 0
+expect dtree "--instances '99': expected an integer from 100 to 10000000" --version serial --instances 99
+expect dtree "--min-node '1': expected an integer from 2 to 10000000" --version serial --min-node 1
+expect dtree "--min-node 200: expected 2 to the number of instances, 100" --version serial --instances 100 --min-node 200
+expect dtree "--grain 200: expected 2 to the number of instances, 100" --version fine --instances 100 --grain 200
+expect dtree "--grain applies to --version fine only" --version coarse --grain 100
+expect dtree "--threads applies to --version coarse only" --version fine --threads 2
+expect dtree "--threads '0': expected an integer from 1 to 4096" --version coarse --threads 0
+expect barnes "--bodies '15': expected an integer from 16 to 10000000" --version serial --bodies 15
+expect barnes "--steps '2': expected an integer from 3 to 1000" --version serial --steps 2
+expect barnes "--grain 101: expected 1 to the number of bodies, 100" --version fine --bodies 100 --grain 101
+expect barnes "--grain applies to --version fine only" --version serial --grain 10
+expect barnes "--threads applies to --version coarse only" --version fine --threads 2
+expect barnes "--threads 101: expected 1 to the number of bodies, 100" --version coarse --bodies 100 --threads 101
+expect fmm "--particles '15': expected an integer from 16 to 10000000" --version serial --particles 15
+expect fmm "--levels '11': expected an integer from 2 to 10" --version serial --levels 11
+expect fmm "--terms '0': expected an integer from 1 to 30" --version serial --terms 0
+expect fmm "--threads applies to --version coarse only" --version fine --threads 2
 # FFTW's flags, where the build has it.
 if "$bin/pthreads_fft1d" --version fftw --log2n 4 >/dev/null 2>&1; then
     expect fft1d "--leaf does not apply to --version fftw" --version fftw --leaf 4
