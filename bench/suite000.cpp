@@ -52,6 +52,23 @@ sizes sizes_of(std::string const& app, std::string const& size) {
         return {{"--rows", std::to_string(rows), "--products", std::to_string(products)},
                 {{"rows", rows}, {"products", products}}};
     }
+    if (app == "barnes") {
+        long const bodies = size == "full" ? 100000 : size == "demo" ? 20000 : 2000, steps = size == "test" ? 3 : 4;
+        return {{"--bodies", std::to_string(bodies), "--steps", std::to_string(steps)},
+                {{"bodies", bodies}, {"steps", steps}}};
+    }
+    if (app == "fmm") {
+        long const particles = size == "test" ? 1000 : 10000, levels = size == "test" ? 3 : 4, terms = 5;
+        return {{"--particles", std::to_string(particles), "--levels", std::to_string(levels), "--terms",
+                 std::to_string(terms)},
+                {{"particles", particles}, {"levels", levels}, {"terms", terms}}};
+    }
+    if (app == "dtree") {
+        long const instances = size == "full" ? 133999 : size == "demo" ? 40000 : 3000;
+        long const min_node = size == "test" ? 16 : 64;
+        return {{"--instances", std::to_string(instances), "--min-node", std::to_string(min_node)},
+                {{"instances", instances}, {"min_node", min_node}}};
+    }
     long const volume = size == "full" ? 256 : size == "demo" ? 128 : 32;
     long const image = size == "full" ? 375 : size == "demo" ? 188 : 40;
     long const frames = size == "full" ? 4 : 2;
@@ -282,7 +299,8 @@ int run(context& ctx) {
 registrar const reg{experiment{
     .name = "suite000",
     .description =
-        "Narlikar & Blelloch's suite (FFT, sparse matrix-vector, volume rendering): glibc vs libweft-pthread",
+        "Narlikar & Blelloch's suite (FFT, sparse matrix-vector, volume rendering, decision tree, Barnes-Hut, "
+        "FMM): glibc vs libweft-pthread",
     .details =
         "Runs apps/'s plain Pthreads programs (bin/pthreads_<app>) as they are on glibc's threads and under\n"
         "libweft-pthread (LD_PRELOAD): serial; coarse-grained (W threads) on glibc and weft ws; fine-grained on\n"
@@ -293,9 +311,9 @@ registrar const reg{experiment{
     .options = {{.name = "apps",
                  .kind = opt_kind::list,
                  .metavar = "LIST",
-                 .default_value = "fft1d,spmv,volrend",
+                 .default_value = "fft1d,spmv,volrend,dtree,barnes,fmm",
                  .help = "programs to run",
-                 .choices = {"fft1d", "spmv", "volrend"}},
+                 .choices = {"fft1d", "spmv", "volrend", "dtree", "barnes", "fmm"}},
                 {.name = "size",
                  .kind = opt_kind::string,
                  .metavar = "NAME",

@@ -23,7 +23,7 @@ fields = ["app", "version", "threads", "sched", "workers", "time_s", "peak_heap_
 runs = [r for r in rows if "target" not in r]
 targets = [r for r in rows if "target" in r]
 problems = []
-for app in ("fft1d", "spmv", "volrend"):
+for app in ("fft1d", "spmv", "volrend", "dtree", "barnes", "fmm"):
     mine = [r for r in runs if r["app"] == app]
     # serial, coarse glibc + weft, fine glibc + dfs + ws (+ fftw rows for fft1d)
     if len(mine) < 6:
