@@ -134,6 +134,12 @@ constexpr int kRecvBatch = 16;
 // many (step()). Guess: a few hundred ns apart, against credit that a peer
 // waits for for a round trip anyway.
 constexpr unsigned kWaitingSideEvery = 8;
+// How long a receiver claimed for a long message's payload waits for MPI to
+// have that payload (its sender posts it right after the header) before the
+// payload goes through a staging buffer instead; the claimed receiver's
+// deadline does not end its wait meanwhile. Guess: well above the
+// microseconds between a sender's two posts, well below a timeout anyone sets.
+constexpr std::int64_t kClaimWaitNs = 50'000;
 // The delivery thread's retry of a full port: first and longest sleep, ns.
 constexpr std::int64_t kRetryFirstNs = 20'000;
 constexpr std::int64_t kRetryMaxNs = 1'000'000;
@@ -257,6 +263,9 @@ struct incoming {
     unsigned char* bytes = nullptr;      // malloc'd copy of a frame with its payload inline
     unsigned char* body = nullptr;       // malloc'd bulk payload
     MPI_Request bulk = MPI_REQUEST_NULL; // the bulk's receive, until it completes
+    rx_waiter* claimed = nullptr;        // the receiver whose buffer the bulk is received into
+    void* into = nullptr;                // that buffer
+    std::int64_t give_up_ns = 0;         // claimed, payload not yet in MPI: when to stage it instead
 };
 
 struct alignas(64) peer {
@@ -915,17 +924,33 @@ private:
     // `waiting` (a ult polls for its message, core/progress.hpp): one frame,
     // and the step ends after it; the sends and control frames only every
     // kWaitingSideEvery-th such step (a ult polls in a tight loop).
+    // A step that wakes the thread of a long send takes no frame: that thread
+    // mostly receives next, and the reply it waits for, whose header often
+    // comes right behind the send's completion, then finds it waiting (and
+    // goes straight into its buffer: receive_direct) instead of staged. The
+    // sends are tested twice: MPI_Testsome makes progress only after finding
+    // nothing complete, and that progress may have taken both the send's
+    // completion and the reply's header.
     bool step(bool waiting = false) {
         mpi_guard g(*this);
-        bool did = receive(waiting ? 1 : kRecvBatch);
+        bool did = false;
+        if (!waiting) {
+            bool woke = false;
+            did = complete_sends(&woke);
+            if (!did) did = complete_sends(&woke);
+            if (woke) return flush_control() || did;
+        }
+        did |= receive(waiting ? 1 : kRecvBatch);
         did |= complete_bulks();
         if (waiting && (did || ++waiting_steps_ % kWaitingSideEvery != 0)) return did;
-        did |= complete_sends();
+        if (waiting) did |= complete_sends(nullptr);
         did |= flush_control();
         return did;
     }
 
-    bool complete_sends() {
+    // Completes the posted sends MPI has finished; *woke (if given): whether
+    // one of them had a waiting thread.
+    bool complete_sends(bool* woke) {
         pend_lock_.lock();
         if (send_reqs_.empty()) {
             pend_lock_.unlock();
@@ -958,6 +983,7 @@ private:
         sends_.resize(keep);
         pend_lock_.unlock();
         for (completion* c : woken) c->complete(0, 0);
+        if (woke != nullptr) *woke = !woken.empty();
         return true;
     }
 
@@ -1046,36 +1072,117 @@ private:
             handle(p, source, f);
             return;
         }
-        auto* in = new (std::nothrow) incoming;
-        std::size_t bytes_needed = f.bulk ? f.payload_len : n;
-        auto* copy = static_cast<unsigned char*>(std::malloc(bytes_needed));
-        if (in == nullptr || copy == nullptr) {
-            // A bulk must be received (the peer's next ones would take its
-            // place), and a frame behind one must wait: nothing else can.
-            std::fprintf(stderr, "weft: mpi transport: out of memory for a %zu-byte message from node %d\n",
-                         bytes_needed, source);
-            std::abort();
-        }
-        if (f.bulk) {
-            in->body = copy;
-            f.payload = copy;
-            int rc = MPI_Irecv(copy, int(f.payload_len), MPI_BYTE, source, kTagBulk, comm_, &in->bulk);
-            if (rc != MPI_SUCCESS) {
-                report_mpi_error("MPI_Irecv (a bulk payload)", source, rc);
-                in->bulk = MPI_REQUEST_NULL;
-                f.payload_len = 0;  // delivered empty rather than never: the peer's frames after it go on
-                f.payload = nullptr;
-            }
-        } else {
-            std::memcpy(copy, bytes, n);
-            in->bytes = copy;
-            if (f.payload != nullptr) f.payload = copy + kWireHeaderBytes;
-        }
+        if (f.bulk && p.in_head == nullptr && receive_direct(p, source, f)) return;
+        incoming* in = new_incoming(f.bulk ? 0 : n, source);
         in->f = f;
+        if (f.bulk) {
+            post_staging(in, source);
+        } else {
+            std::memcpy(in->bytes, bytes, n);
+            if (f.payload != nullptr) in->f.payload = in->bytes + kWireHeaderBytes;
+        }
         if (p.in_tail != nullptr) p.in_tail->next = in;
         else p.in_head = in;
         p.in_tail = in;
         ++incoming_;
+    }
+
+    // An incoming with room for a frame of n bytes (none when n is 0).
+    static incoming* new_incoming(std::size_t n, int source) {
+        auto* in = new (std::nothrow) incoming;
+        if (in != nullptr && n != 0) in->bytes = static_cast<unsigned char*>(std::malloc(n));
+        if (in == nullptr || (n != 0 && in->bytes == nullptr)) out_of_memory(n, source);
+        return in;
+    }
+
+    // A bulk must be received (the peer's next ones would take its place), and
+    // a frame behind one must wait: nothing else can.
+    [[noreturn]] static void out_of_memory(std::size_t n, int source) {
+        std::fprintf(stderr, "weft: mpi transport: out of memory for a %zu-byte message from node %d\n", n, source);
+        std::abort();
+    }
+
+    // Posts the receive of in's bulk payload into a staging buffer.
+    void post_staging(incoming* in, int source) {
+        std::size_t len = in->f.payload_len;
+        in->body = static_cast<unsigned char*>(std::malloc(len));
+        if (in->body == nullptr) out_of_memory(len, source);
+        in->f.payload = in->body;
+        int rc = MPI_Irecv(in->body, int(len), MPI_BYTE, source, kTagBulk, comm_, &in->bulk);
+        if (rc != MPI_SUCCESS) {
+            report_mpi_error("MPI_Irecv (a bulk payload)", source, rc);
+            in->bulk = MPI_REQUEST_NULL;
+            in->f.payload_len = 0;  // delivered empty rather than never: the peer's frames after it go on
+            in->f.payload = nullptr;
+        }
+    }
+
+    // A bulk whose port's receiver waits: its payload is received straight
+    // into that receiver's buffer (no staging copy). The receiver is claimed
+    // (port_claim), and the payload's receive posted once MPI has the payload
+    // (start_direct): then the receive needs nothing more from the sender
+    // (over shared memory with CMA it copies the sender's buffer inside
+    // MPI_Imrecv), so the claimed receiver, whose deadline no longer ends its
+    // wait, waits for a transfer only. True if it went so: handed over now,
+    // or as the peer's first incoming, which complete_bulks finishes (or, once
+    // kClaimWaitNs passed with no payload in MPI, releases to the staging path).
+    bool receive_direct(peer& p, int source, const decoded_frame& f) {
+        weft_port_id_t to{f.h.dst_node, f.h.dst_index, f.h.dst_gen, 0};
+        spinlock_ref l(p.lock);
+        l.lock();
+        bool queued = backlog_has(p, slot_key(to.index, to.gen));  // its frames before it go first
+        l.unlock();
+        if (queued) return false;
+        void* dst = nullptr;
+        rx_waiter* w = port_claim(*j_, to, header_of(f), f.payload_len, &dst);
+        if (w == nullptr) return false;
+        incoming* in = new_incoming(0, source);
+        in->f = f;
+        in->claimed = w;
+        in->into = dst;
+        int started = start_direct(in, source);
+        if (started == 1) {
+            hand_over(p, in);
+            return true;
+        }
+        if (started < 0) in->give_up_ns = monotonic_ns() + kClaimWaitNs;
+        p.in_head = p.in_tail = in;
+        ++incoming_;
+        return true;
+    }
+
+    // The receive of a claimed receiver's payload, if MPI has it: MPI_Improbe
+    // from its sender on the bulk tag matches the payload of the sender's
+    // oldest header whose payload is not received (this one: its earlier ones'
+    // receives are posted), and MPI_Imrecv takes it into the receiver's
+    // buffer. 1: the payload is in; 0: its receive is posted (in->bulk); -1:
+    // MPI has no payload from that sender yet.
+    int start_direct(incoming* in, int source) {
+        int flag = 0;
+        MPI_Message msg = MPI_MESSAGE_NULL;
+        int rc = MPI_Improbe(source, kTagBulk, comm_, &flag, &msg, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) report_mpi_error("MPI_Improbe (a bulk payload)", source, rc);
+        if (rc != MPI_SUCCESS || !flag) return -1;
+        in->give_up_ns = 0;
+        rc = MPI_Imrecv(in->into, int(in->f.payload_len), MPI_BYTE, &msg, &in->bulk);
+        if (rc != MPI_SUCCESS) {
+            report_mpi_error("MPI_Imrecv (a bulk payload)", source, rc);
+            in->bulk = MPI_REQUEST_NULL;
+            in->f.payload_len = 0;  // delivered empty rather than never, as a failed staging receive
+            return 1;
+        }
+        rc = MPI_Test(&in->bulk, &flag, MPI_STATUS_IGNORE);
+        return rc == MPI_SUCCESS && flag ? 1 : 0;  // an error is reported by complete_bulks' test
+    }
+
+    // A claimed receiver's payload is in its buffer: its credit is owed back,
+    // and the receiver gets the message (in is freed).
+    void hand_over(peer& p, incoming* in) {
+        const wire_header& h = in->f.h;
+        owe_back(p, in->f.payload_len);
+        port_hand_over(in->claimed, weft_port_id_t{h.dst_node, h.dst_index, h.dst_gen, 0}, header_of(in->f),
+                       in->f.payload_len);
+        delete in;
     }
 
     // Acts on the frames that waited for a bulk, each peer's in order, up to
@@ -1086,6 +1193,16 @@ private:
         for (int r = 0; r < size_; ++r) {
             peer& p = peers_[r];
             while (incoming* in = p.in_head) {
+                if (in->give_up_ns != 0) {  // claimed, its payload not yet in MPI
+                    int started = start_direct(in, r);
+                    if (started < 0) {
+                        if (monotonic_ns() < in->give_up_ns) break;
+                        in->give_up_ns = 0;
+                        port_release(in->claimed);  // it looks at its port again
+                        in->claimed = nullptr;
+                        post_staging(in, r);
+                    }
+                }
                 if (in->bulk != MPI_REQUEST_NULL) {
                     int flag = 0;
                     int rc = MPI_Test(&in->bulk, &flag, MPI_STATUS_IGNORE);
@@ -1101,11 +1218,15 @@ private:
                 p.in_head = in->next;
                 if (p.in_head == nullptr) p.in_tail = nullptr;
                 --incoming_;
+                did = true;
+                if (in->claimed != nullptr) {
+                    hand_over(p, in);
+                    continue;
+                }
                 handle(p, r, in->f);
                 std::free(in->bytes);
                 std::free(in->body);
                 delete in;
-                did = true;
             }
         }
         return did;
@@ -1244,16 +1365,12 @@ private:
     // credit is owed back from here on.
     void deliver(peer& p, int source, const decoded_frame& f) {
         weft_port_id_t to{f.h.dst_node, f.h.dst_index, f.h.dst_gen, 0};
-        msg_header mh;
-        mh.tag = f.h.tag;
-        mh.source = f.h.src_node;
-        mh.sent_ns = f.h.sent_ns;
+        msg_header mh = header_of(f);
         std::uint64_t key = slot_key(to.index, to.gen);
         spinlock_ref l(p.lock);
         l.lock();
         bool queued = backlog_has(p, key);  // its frames before it go first
-        p.ret_msgs += 1;
-        p.ret_bytes += charge_of(f.payload_len);
+        owe_back_locked(p, f.payload_len);
         l.unlock();
         if (!queued) {
             int rc = port_try_put(*j_, to, mh, f.payload, f.payload_len);
@@ -1290,6 +1407,26 @@ private:
     }
 
     // p.lock held.
+    static msg_header header_of(const decoded_frame& f) {
+        msg_header mh;
+        mh.tag = f.h.tag;
+        mh.source = f.h.src_node;
+        mh.sent_ns = f.h.sent_ns;
+        return mh;
+    }
+
+    // A data frame taken from MPI: its credit is owed back to its sender (p.lock held).
+    static void owe_back_locked(peer& p, std::uint64_t len) {
+        p.ret_msgs += 1;
+        p.ret_bytes += charge_of(len);
+    }
+    static void owe_back(peer& p, std::uint64_t len) {
+        spinlock_ref l(p.lock);
+        l.lock();
+        owe_back_locked(p, len);
+        l.unlock();
+    }
+
     static bool backlog_has(const peer& p, std::uint64_t key) {
         for (const staged* s = p.bl_head; s != nullptr; s = s->next)
             if (slot_key(s->to.index, s->to.gen) == key) return true;
