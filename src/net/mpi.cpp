@@ -939,7 +939,6 @@ private:
         if (!waiting) {
             bool woke = false;
             did = complete_sends(&woke);
-            if (!did) did = complete_sends(&woke);
             if (woke) return flush_control() || did;
         }
         did |= receive(waiting ? 1 : kRecvBatch);
@@ -951,7 +950,8 @@ private:
     }
 
     // Completes the posted sends MPI has finished; *woke (if given): whether
-    // one of them had a waiting thread.
+    // one of them had a waiting thread, and the sends are tested twice when
+    // the first test finds none.
     bool complete_sends(bool* woke) {
         pend_lock_.lock();
         if (send_reqs_.empty()) {
@@ -965,6 +965,8 @@ private:
         tested_.assign(send_reqs_.begin(), send_reqs_.begin() + long(n));
         pend_lock_.unlock();
         int rc = MPI_Testsome(int(n), tested_.data(), &outcount, done_idx_.data(), MPI_STATUSES_IGNORE);
+        if (rc == MPI_SUCCESS && outcount == 0 && woke != nullptr)  // again, after the progress it made (step)
+            rc = MPI_Testsome(int(n), tested_.data(), &outcount, done_idx_.data(), MPI_STATUSES_IGNORE);
         if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) report_mpi_error("MPI_Testsome (sends)", -1, rc);
         if (outcount <= 0 || outcount == MPI_UNDEFINED) return false;
         pend_lock_.lock();
