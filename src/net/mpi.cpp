@@ -52,11 +52,14 @@
 //      kCopyMax bytes from a copy, and the send returns; above, from the
 //      caller's buffer (no copy), and the thread waits for that send.
 // A data frame at the destination (progress):
-//   4. taken from the ring, decoded; a bulk frame posts the receive of its
-//      payload (MPI_Irecv from its sender, bulk tag), and its peer's later
-//      frames wait behind it until the payload is in (a peer's frames are
-//      acted on in the order it sent them). Its credit is owed back from here
-//      on. If its peer's backlog has no frame for the port, port_try_put; a
+//   4. taken from the ring, decoded; a bulk frame's payload is received
+//      from its sender on the bulk tag: straight into the buffer of a
+//      receiver waiting on its port (claimed, port_claim) once MPI has the
+//      payload (receive_direct), else into a staging buffer (MPI_Irecv at
+//      once); its peer's later frames wait behind it until the payload is in
+//      (a peer's frames are acted on in the order it sent them). Its credit
+//      is owed back from here on. If its peer's backlog has no frame for the
+//      port, port_try_put; a
 //      full port (EAGAIN) puts a copy of the message in the backlog and holds
 //      the port (a hold frame to the peer, posted before the credit owed
 //      back: the hold reaches the peer first). The peer's delivery thread

@@ -13,7 +13,9 @@
 //                     One port: its record's `linked` is guarded by the port's
 //                     lock, which is its wait lock, and a sender may copy a
 //                     message straight into its buffer (the hand-off: one copy,
-//                     no allocation). Several ports: `linked` is guarded by the
+//                     no allocation), or a transport claim it and have its
+//                     bytes land there (port_claim, port_hand_over). Several
+//                     ports: `linked` is guarded by the
 //                     waiter's own selector lock; a sender claims it under that
 //                     lock (lock order: port, then selector), and the waiter
 //                     takes its other links back after it wakes.
