@@ -1,0 +1,198 @@
+// A TLS block per weft thread, from glibc's dynamic loader (tls_block.hpp).
+//
+// glibc lays a thread's block out as its TLS data below the thread control
+// block (the TCB, glibc's struct pthread) at the thread pointer (x86-64, TLS
+// variant II). _dl_allocate_tls(NULL) allocates one with every loaded
+// module's static TLS initialised from its template, a zeroed TCB and a DTV
+// (so modules loaded later with dlopen are reached through __tls_get_addr);
+// _dl_deallocate_tls frees it. Both are GLIBC_PRIVATE, found with dlvsym.
+// The TCB fields glibc's code reads through the thread pointer are filled here
+// as glibc's pthread_create fills them (allocate_stack, TLS_INIT_TP): see
+// fill_tcb. The offsets are the x86-64 tcbhead_t's and struct pthread's tid,
+// checked against the running thread's own TCB at start (layout_matches).
+#include "shim/tls_block.hpp"
+
+#include <dlfcn.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "arch/thread_pointer.hpp"
+#include "core/runtime.hpp"
+#include "core/thread_pointer.hpp"
+#include "core/ult.hpp"
+#include "core/worker.hpp"
+#include "shim/shim.hpp"
+
+namespace weft::shim {
+namespace {
+
+// x86-64 glibc's tcbhead_t (sysdeps/x86_64/nptl/tls.h) and struct pthread
+// (nptl/descr.h: the 0x2c0-byte header, a list_t, then tid).
+constexpr std::size_t off_tcb = 0x00;               // the TCB's own address (%fs:0)
+constexpr std::size_t off_self = 0x10;              // header.self: THREAD_SELF
+constexpr std::size_t off_multiple_threads = 0x18;  // header.multiple_threads
+constexpr std::size_t off_stack_guard = 0x28;       // -fstack-protector's canary
+constexpr std::size_t off_pointer_guard = 0x30;     // PTR_MANGLE (setjmp, atexit)
+constexpr std::size_t off_feature_1 = 0x48;         // CET state
+constexpr std::size_t off_padding = 0x280;          // header.__padding[8]: unused by glibc
+constexpr std::size_t off_tid = 0x2d0;              // struct pthread's tid
+
+// The tid a block's TCB carries: glibc's internal recursive locks (the
+// dynamic loader's, stdio's owner is THREAD_SELF) tell threads apart by it, so
+// each weft thread has its own, above any kernel tid (PID_MAX_LIMIT is 2^22)
+// so that it names no real thread. Worker 0's flows get tid_base itself.
+constexpr std::int32_t tid_base = 0x40000000;
+
+using allocate_fn = void* (*)(void*);
+using deallocate_fn = void (*)(void*, bool);
+using call_dtors_fn = void (*)();
+
+allocate_fn g_allocate = nullptr;
+deallocate_fn g_deallocate = nullptr;
+call_dtors_fn g_call_tls_dtors = nullptr;
+const std::ptrdiff_t* g_rseq_offset = nullptr;  // glibc >= 2.35: where its rseq area is
+const unsigned* g_rseq_size = nullptr;
+const char* g_unavailable = "the shim has not started";
+
+template <class T>
+T& field(void* tp, std::size_t off) {
+    return *reinterpret_cast<T*>(static_cast<char*>(tp) + off);
+}
+
+// The running thread's own TCB is laid out as the offsets above say.
+bool layout_matches() {
+    void* tp = arch::thread_pointer();
+    return field<void*>(tp, off_tcb) == tp && field<void*>(tp, off_self) == tp &&
+           field<std::int32_t>(tp, off_tid) == static_cast<std::int32_t>(syscall(SYS_gettid));
+}
+
+// The header fields glibc's pthread_create sets (the rest of the TCB is
+// zeroed by _dl_allocate_tls): the self pointers, "there are threads" (it
+// enables the C library's locking), the canary and pointer guard (the same
+// for every thread of a process: code compiled with -fstack-protector and
+// longjmp's pointer demangling read them through the thread pointer), the
+// CET state, and a tid of its own.
+void fill_tcb(void* tp, std::int32_t tid) {
+    void* cur = arch::thread_pointer();
+    field<void*>(tp, off_tcb) = tp;
+    field<void*>(tp, off_self) = tp;
+    field<std::int32_t>(tp, off_multiple_threads) = 1;
+    field<std::uintptr_t>(tp, off_stack_guard) = field<std::uintptr_t>(cur, off_stack_guard);
+    field<std::uintptr_t>(tp, off_pointer_guard) = field<std::uintptr_t>(cur, off_pointer_guard);
+    field<std::uint32_t>(tp, off_feature_1) = field<std::uint32_t>(cur, off_feature_1);
+    field<std::int32_t>(tp, off_tid) = tid;
+    // The kernel fills the rseq area of each kernel thread's own TCB only:
+    // "registration failed" (-2) in cpu_id makes sched_getcpu ask the kernel
+    // instead of reading a CPU number nobody updates.
+    if (g_rseq_size != nullptr && *g_rseq_size != 0)
+        field<std::int32_t>(tp, static_cast<std::size_t>(*g_rseq_offset) + 4) = -2;
+}
+
+void* new_block(std::int32_t tid) {
+    void* tp = g_allocate(nullptr);
+    if (tp != nullptr) fill_tcb(tp, tid);
+    return tp;
+}
+
+// A thread's start routine and argument wait in the unused header words of
+// its block until it runs.
+void* start_in_block(void* tp) {
+    auto fn = field<void* (*)(void*)>(tp, off_padding);
+    void* arg = field<void*>(tp, off_padding + sizeof(void*));
+    std::uint64_t id = weft_thread_id(weft_thread_self());
+    field<std::int32_t>(tp, off_tid) = tid_base + static_cast<std::int32_t>(id % tid_base);
+    detail::set_own_thread_pointer(tp);
+    void* result = fn(arg);
+    g_call_tls_dtors();  // first, as glibc's start_thread does, then key destructors (core)
+    return result;
+}
+
+// The core's exit hook (core/thread_pointer.hpp): thread_local objects made
+// by key destructors are destroyed too, then the block is freed on the
+// worker's own thread pointer.
+void end_block(detail::ult* u) {
+    void* tp = u->tp;
+    g_call_tls_dtors();
+    detail::set_own_thread_pointer(nullptr);
+    g_deallocate(tp, true);
+}
+
+bool tls_wanted() {
+    const char* v = std::getenv("WEFT_SHIM_TLS");
+    if (v == nullptr || std::strcmp(v, "on") == 0) return true;
+    if (std::strcmp(v, "off") == 0) return false;
+    std::fprintf(stderr, "weft-pthread: WEFT_SHIM_TLS='%s' is not valid: use on (the default) or off\n", v);
+    std::exit(2);
+}
+
+}  // namespace
+
+void start_tls_blocks() {
+#if !defined(__x86_64__)
+    g_unavailable = "TLS blocks per weft thread are built for x86-64 only";
+    return;
+#else
+    if (!tls_wanted()) {
+        g_unavailable = "WEFT_SHIM_TLS=off";
+        return;
+    }
+    g_allocate = reinterpret_cast<allocate_fn>(dlvsym(RTLD_DEFAULT, "_dl_allocate_tls", "GLIBC_PRIVATE"));
+    g_deallocate = reinterpret_cast<deallocate_fn>(dlvsym(RTLD_DEFAULT, "_dl_deallocate_tls", "GLIBC_PRIVATE"));
+    g_call_tls_dtors = reinterpret_cast<call_dtors_fn>(dlvsym(RTLD_DEFAULT, "__call_tls_dtors", "GLIBC_PRIVATE"));
+    g_rseq_offset = static_cast<const std::ptrdiff_t*>(dlsym(RTLD_DEFAULT, "__rseq_offset"));
+    g_rseq_size = static_cast<const unsigned*>(dlsym(RTLD_DEFAULT, "__rseq_size"));
+    if (g_rseq_offset == nullptr) g_rseq_size = nullptr;
+    if (g_allocate == nullptr || g_deallocate == nullptr || g_call_tls_dtors == nullptr) {
+        g_unavailable = "the C library has no _dl_allocate_tls, _dl_deallocate_tls or __call_tls_dtors (not glibc?)";
+        return;
+    }
+    if (!layout_matches()) {
+        g_unavailable = "the C library's thread control block is not laid out as the shim expects (glibc >= 2.26)";
+        return;
+    }
+    detail::worker* w0 = detail::current_worker();
+    void* k0 = new_block(tid_base);
+    if (w0 == nullptr || k0 == nullptr) {
+        g_unavailable = "no memory for worker 0's block";
+        return;
+    }
+    // main keeps the block the process started with (what constructors and
+    // the C library set up before main stays main's, on any worker); worker
+    // 0's idle flow must not share it, so it gets k0.
+    detail::g_own_tp_exit = &end_block;
+    detail::set_own_thread_pointer(arch::thread_pointer());
+    detail::set_worker_thread_pointer(w0, k0);
+    g_unavailable = nullptr;
+#endif
+}
+
+const char* tls_blocks_unavailable() { return g_unavailable; }
+
+int give_tls_block(void* (**fn)(void*), void** arg) {
+    if (g_unavailable != nullptr) return 0;
+    void* tp = new_block(0);
+    if (tp == nullptr) return EAGAIN;
+    field<void* (*)(void*)>(tp, off_padding) = *fn;
+    field<void*>(tp, off_padding + sizeof(void*)) = *arg;
+    *fn = &start_in_block;
+    *arg = tp;
+    return 0;
+}
+
+void drop_tls_block(void* (*fn)(void*), void* arg) {
+    if (fn == &start_in_block) g_deallocate(arg, true);
+}
+
+void run_thread_local_destructors() {
+    detail::worker* w = detail::current_worker();
+    if (g_unavailable == nullptr && w != nullptr && w->current->tp != nullptr &&
+        w->current->kind != detail::ult_kind::main)
+        g_call_tls_dtors();
+}
+
+}  // namespace weft::shim
