@@ -44,6 +44,10 @@
 #include "shim/shim.hpp"
 #include "sync/primitives.hpp"
 
+// glibc: points the calling thread's ctype TLS (__ctype_b_loc and the
+// others) at the current locale's tables; each new thread calls it first.
+extern "C" void __ctype_init();
+
 namespace weft::shim {
 namespace {
 
@@ -218,6 +222,7 @@ void* start_in_block(void* tp) {
     std::uint64_t id = weft_thread_id(weft_thread_self());
     field<std::int32_t>(tp, g_off_tid) = tid_base + static_cast<std::int32_t>(id % tid_base);
     detail::set_own_thread_pointer(tp);
+    __ctype_init();  // as glibc's start_thread: isalpha() and the others read these pointers
     void* result = fn(arg);
     g_call_tls_dtors();  // first, as glibc's start_thread does, then key destructors (core)
     return result;
