@@ -1,6 +1,6 @@
 /* switch_cost — what a switch and a thread cost a Pthreads program, run under
  * libweft-pthread with and without a TLS block per thread (WEFT_SHIM_TLS=on /
- * off; docs/design/shim.md, "Thread-local storage"). A plain C program with
+ * off; docs/design/shim.md, "Thread-local storage and errno"). A plain C program with
  * <pthread.h> only.
  *
  *   switch_cost yield N    two threads sched_yield to each other N times each

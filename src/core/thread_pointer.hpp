@@ -4,7 +4,7 @@
 // worker; a ult without one runs with its worker's (worker::kernel_tp). The
 // core only switches the register (dispatch.hpp) and calls the owner's exit
 // hook; what the block holds is its owner's business (libweft-pthread:
-// src/shim/tls_block.cpp, docs/design/shim.md, "Thread-local storage").
+// src/shim/tls_block.cpp, docs/design/shim.md, "Thread-local storage and errno").
 //
 // weft's own thread_local variables follow the thread pointer too: while a ult
 // with its own block runs, they are that block's copies. The only one the

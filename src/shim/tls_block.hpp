@@ -1,7 +1,7 @@
 // Thread-local storage per weft thread under the shim: each thread the shim
 // creates runs with a TLS block of its own, made by the C library's dynamic
 // loader, with the thread pointer switched at every switch (core/thread_pointer.hpp).
-// docs/design/shim.md, "Thread-local storage".
+// docs/design/shim.md, "Thread-local storage and errno".
 #pragma once
 
 namespace weft::shim {

@@ -9,7 +9,7 @@ namespace weft::shim {
 // process would otherwise print it), which loaded modules have thread-local
 // storage (__thread / thread_local) that weft threads would share, and why:
 // weft threads then run with their worker's storage (docs/design/shim.md,
-// "Thread-local storage").
+// "Thread-local storage and errno").
 // The C library's own, the C++ runtime's and the shim's are not reported; for
 // errno, kept per weft thread by the shim's calls, it says when several
 // workers make a cached errno address unsafe.
