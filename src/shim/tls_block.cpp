@@ -62,6 +62,7 @@ constexpr std::size_t off_padding = 0x280;          // header.__padding[8]: unus
 constexpr std::size_t header_size = 0x2c0;
 // From glibc's libthread_db descriptors (start_tls_blocks).
 std::size_t g_off_tid = 0;          // struct pthread's tid
+std::size_t g_off_list = 0;         // struct pthread's list (glibc's list of threads)
 std::size_t g_sizeof_pthread = 0;   // the TCB's size: zeroed at each reuse
 std::ptrdiff_t g_tcache_slot = 0;   // malloc's tcache pointer, from the thread pointer; 0: not found
 
@@ -91,11 +92,14 @@ T& field(void* tp, std::size_t off) {
 bool layout_matches() {
     // libthread_db's descriptors: a field is {bits, count, offset}, a size one word.
     auto tid_desc = static_cast<const std::uint32_t*>(dlsym(RTLD_DEFAULT, "_thread_db_pthread_tid"));
+    auto list_desc = static_cast<const std::uint32_t*>(dlsym(RTLD_DEFAULT, "_thread_db_pthread_list"));
     auto size = static_cast<const std::uint32_t*>(dlsym(RTLD_DEFAULT, "_thread_db_sizeof_pthread"));
-    if (tid_desc == nullptr || size == nullptr || tid_desc[0] != 32 || tid_desc[2] < header_size ||
-        *size < tid_desc[2] + 4)
+    if (tid_desc == nullptr || list_desc == nullptr || size == nullptr || tid_desc[0] != 32 ||
+        tid_desc[2] < header_size || *size < tid_desc[2] + 4 || list_desc[0] != 2 * 64 ||
+        list_desc[2] < header_size || *size < list_desc[2] + 2 * sizeof(void*))
         return false;
     g_off_tid = tid_desc[2];
+    g_off_list = list_desc[2];
     g_sizeof_pthread = *size;
     void* tp = arch::thread_pointer();
     return field<void*>(tp, off_tcb) == tp && field<void*>(tp, off_self) == tp &&
@@ -117,6 +121,11 @@ void fill_tcb(void* tp, std::int32_t tid) {
     field<std::uintptr_t>(tp, off_pointer_guard) = field<std::uintptr_t>(cur, off_pointer_guard);
     field<std::uint32_t>(tp, off_feature_1) = field<std::uint32_t>(cur, off_feature_1);
     field<std::int32_t>(tp, g_off_tid) = tid;
+    // An empty list entry (pointing to itself): a fork() in this thread makes
+    // glibc's child take THREAD_SELF off its list of threads and put it back.
+    void** list = &field<void*>(tp, g_off_list);
+    list[0] = list;
+    list[1] = list;
     // The kernel fills the rseq area of each kernel thread's own TCB only:
     // "registration failed" (-2) in cpu_id makes sched_getcpu ask the kernel
     // instead of reading a CPU number nobody updates.
