@@ -37,6 +37,7 @@
 #include <cstring>
 
 #include "arch/thread_pointer.hpp"
+#include "core/env.hpp"
 #include "core/runtime.hpp"
 #include "core/thread_pointer.hpp"
 #include "core/ult.hpp"
@@ -247,11 +248,15 @@ void end_block(detail::ult* u) {
     keep_block(tp);
 }
 
+// WEFT_SHIM_TLS, read as the runtime reads its on/off variables (docs/env.md).
 bool tls_wanted() {
-    const char* v = std::getenv("WEFT_SHIM_TLS");
-    if (v == nullptr || std::strcmp(v, "on") == 0) return true;
-    if (std::strcmp(v, "off") == 0) return false;
-    std::fprintf(stderr, "weft-pthread: WEFT_SHIM_TLS='%s' is not valid: use on (the default) or off\n", v);
+    const char* v = detail::env_value("WEFT_SHIM_TLS");
+    if (v == nullptr) return true;
+    for (const char* on : {"1", "on", "true"})
+        if (detail::iequals(v, on)) return true;
+    for (const char* off : {"0", "off", "false"})
+        if (detail::iequals(v, off)) return false;
+    detail::complain("WEFT_SHIM_TLS", v, "one of 1, on, true, 0, off, false");
     std::exit(2);
 }
 
