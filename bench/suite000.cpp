@@ -380,7 +380,7 @@ int run(context& ctx) {
                 rec.add_null("sched");
             add_or_null(rec, "program_threads", c.program_threads);
             if (c.tiles_per_thread >= 0) rec.add("tiles_per_thread", c.tiles_per_thread);
-            rec.add("workers", c.workers).add("cpus", cpus).add("oversubscribed", oversubscribed).add("size", size);
+            rec.add("workers", c.workers).add("oversubscribed", oversubscribed).add("size", size);
             rec.add_summary("time_s", f.time).add("speedup", f.speedup);
             add_or_null(rec, "peak_heap_bytes", f.heap_peak);
             add_or_null(rec, "stack_bytes_peak", f.stack_peak);
