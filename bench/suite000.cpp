@@ -38,7 +38,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-
 // One program's sizes: size parameters for the JSON rows, the arguments that
 // select them, and those only the program's own versions take (not a peer's).
 struct sizes {
@@ -95,8 +94,8 @@ struct config {
     long program_threads = -1;      // --threads given to the program (-1: none)
     long tiles_per_thread = -1;     // volrend's fine version (-1: not given)
     std::string label() const {
-        std::string s = "fig" + figure + " " + version + (weft ? " weft " + sched : " glibc") + " w" +
-                        std::to_string(workers);
+        std::string s =
+            "fig" + figure + " " + version + (weft ? " weft " + sched : " glibc") + " w" + std::to_string(workers);
         if (program_threads < 0 && version == "fftw") s += " threads off";
         if (tiles_per_thread >= 0) s += " g" + std::to_string(tiles_per_thread);
         return s;
@@ -350,8 +349,8 @@ int run(context& ctx) {
         // The first round checks each result against the serial version's;
         // --quick checks one run per program (the first fine one under the
         // shim), as some checks cost more than the run.
-        auto const first_fine_weft = std::find_if(configs.begin(), configs.end(),
-                                                  [](config const& c) { return c.version == "fine" && c.weft; });
+        auto const first_fine_weft =
+            std::find_if(configs.begin(), configs.end(), [](config const& c) { return c.version == "fine" && c.weft; });
         std::vector<std::vector<run_result>> results(configs.size());
         for (int r = 0; r < rounds; ++r) {
             ctx.progress("%s: round %d of %d (%zu configurations)", app.c_str(), r + 1, rounds, configs.size());
@@ -393,24 +392,29 @@ int run(context& ctx) {
             rec.add("rounds", rounds);
             add_provenance(rec);
             ctx.emit(rec);
-            auto [it, fresh] = tables.try_emplace(
-                c.figure, table({"version", "threads", "sched", "workers", c.figure == "11" ? "tiles/thread" : "oversub",
-                                 "time (s)", "spread", "speedup", "threads live", "heap MiB", "stacks MiB", "T1 (s)",
-                                 "Tinf (s)"}));
+            std::string const tiles_or_oversub = c.figure == "11" ? std::to_string(c.tiles_per_thread)
+                                                 : oversubscribed ? "yes"
+                                                                  : "";
+            std::vector<std::string> const headers{
+                "version",    "threads", "sched",   "workers",      c.figure == "11" ? "tiles/thread" : "oversub",
+                "time (s)",   "spread",  "speedup", "threads live", "heap MiB",
+                "stacks MiB", "T1 (s)",  "Tinf (s)"};
+            auto const it = tables.try_emplace(c.figure, table(headers)).first;
             it->second.add_row({c.version, c.weft ? "weft" : "glibc", c.sched, std::to_string(c.workers),
-                                c.figure == "11" ? std::to_string(c.tiles_per_thread) : oversubscribed ? "yes" : "",
-                                fmt(f.time.median, 4), fmt_pct(f.time.spread), fmt_ratio(f.speedup),
+                                tiles_or_oversub, fmt(f.time.median, 4), fmt_pct(f.time.spread), fmt_ratio(f.speedup),
                                 std::to_string(f.live), mib_or_dash(f.heap_peak), mib_or_dash(f.stack_peak),
                                 c.weft ? fmt(f.t1, 3) : "", c.weft ? fmt(f.tinf, 3) : ""});
         }
         ctx.print(tables.at("8"), app + " (" + size + " size; Narlikar & Blelloch, Figure 8)");
         if (tables.count("10"))
-            ctx.print(tables.at("10"), "fft1d: p threads (coarse, ws) against 256 leaves (fine, fifo and dfs) as the "
-                                       "workers grow (Figure 10); workers past the " +
-                                           std::to_string(cpus) + " CPUs are oversubscribed (oversub: yes)");
+            ctx.print(tables.at("10"),
+                      "fft1d: p threads (coarse, ws) against 256 leaves (fine, fifo and dfs) as the "
+                      "workers grow (Figure 10); workers past the " +
+                          std::to_string(cpus) + " CPUs are oversubscribed (oversub: yes)");
         if (tables.count("11"))
-            ctx.print(tables.at("11"), "volrend: the fine version on 2 workers as the tiles per thread grow, fifo "
-                                       "against dfs (Figure 11)");
+            ctx.print(tables.at("11"),
+                      "volrend: the fine version on 2 workers as the tiles per thread grow, fifo "
+                      "against dfs (Figure 11)");
 
         // The targets at 2 workers.
         if (std::find(workers.begin(), workers.end(), 2) == workers.end()) continue;
