@@ -220,9 +220,11 @@ std::vector<config> tiles_sweep_configs(std::vector<long> const& tiles) {
     return out;
 }
 
-// A list option's items as integers from 1 to max, or a usage error naming the item.
+// A list option's items as integers from 1 to max (none for "none"), or a usage
+// error naming the item.
 std::vector<long> counts(std::vector<std::string> const& items, char const* name, long max) {
     std::vector<long> out;
+    if (items == std::vector<std::string>{"none"}) return out;
     for (auto const& item : items) {
         char* end = nullptr;
         long const v = std::strtol(item.c_str(), &end, 10);
@@ -499,13 +501,13 @@ registrar const reg{experiment{
                  .kind = opt_kind::list,
                  .metavar = "LIST",
                  .default_value = "1,2,3,4,5,6,7,8,12,16",
-                 .help = "Figure 10: the FFT's worker counts, past the CPUs oversubscribed (empty: none; --quick: "
+                 .help = "Figure 10: the FFT's worker counts, past the CPUs oversubscribed (none: no sweep; --quick: "
                          "1,2,4,8)"},
                 {.name = "sweep-tiles",
                  .kind = opt_kind::list,
                  .metavar = "LIST",
                  .default_value = "1,2,4,8,16,32,64,128,256,512,1024",
-                 .help = "Figure 11: volrend's tiles per thread (empty: none; --quick: 1,4,16,64,256,1024)"},
+                 .help = "Figure 11: volrend's tiles per thread (none: no sweep; --quick: 1,4,16,64,256,1024)"},
                 {.name = "quick",
                  .kind = opt_kind::flag,
                  .help = "the demo's short run: --size quick --rounds 1 --workers 2 and shorter sweeps (options "
