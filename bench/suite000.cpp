@@ -315,9 +315,9 @@ int run(context& ctx) {
     std::vector<long> const worker_list = counts(list_of("workers", "2"), "workers", 256);
     std::vector<int> const workers(worker_list.begin(), worker_list.end());
     std::vector<std::string> const scheds = o.list("sched");
-    // 8,836: the tiles of the paper's 375x375 image.
     long const tiles = o.integer("tiles-per-thread");
     std::vector<long> const sweep_workers = counts(list_of("sweep-workers", "1,2,4,8"), "sweep-workers", 256);
+    // 8,836: the tiles of the paper's 375x375 image.
     std::vector<long> const sweep_tiles = counts(list_of("sweep-tiles", "1,4,16,64,256,1024"), "sweep-tiles", 8836);
     int const cpus = static_cast<int>(allowed_cpus().size());
     fs::path const bin = fs::path(self_exe()).parent_path();
