@@ -74,6 +74,26 @@ void wake_all(fd_entry* e, int d, int result, bool count_edge) {
     }
 }
 
+// In the child of a fork only the forking thread lives: no poller, and the
+// epoll set is the parent's (shared). The child starts afresh on its first
+// wait, with entries that hold no thread of the parent's (their copies in the
+// child must never be woken) and no lock a vanished thread held.
+void reset_in_child() {
+    if (epoll_fd >= 0) close(epoll_fd);
+    epoll_fd = -1;
+    started.store(false, memory_order_relaxed);
+    *start_lock.word() = 0;
+    for (auto& slot : chunks) {
+        fd_entry* c = slot.load(memory_order_relaxed);
+        if (c == nullptr) continue;
+        for (int i = 0; i < chunk_size; ++i) {
+            *c[i].lock.word() = 0;
+            c[i].head[0] = c[i].head[1] = c[i].tail[0] = c[i].tail[1] = nullptr;
+            c[i].accepting = WEFT_MUTEX_INITIALIZER;
+        }
+    }
+}
+
 // The events the threads queued on e wait for (with e's lock held).
 std::uint32_t wanted(fd_entry* e) {
     std::uint32_t ev = 0;
@@ -150,6 +170,8 @@ void start_poller() {
         std::fprintf(stderr, "weft: cannot start the descriptor poller thread: %s\n", std::strerror(rc));
         std::abort();
     }
+    static bool at_fork = false;  // under start_lock
+    if (!at_fork) at_fork = pthread_atfork(nullptr, nullptr, &reset_in_child) == 0;
     started.store(true, memory_order_release);
 }
 
