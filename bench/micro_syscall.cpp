@@ -50,13 +50,17 @@ op_result ready_reads(std::uint64_t iters, Read read_one, const char* what) {
 }
 
 op_result syscall_ready_read(std::uint64_t iters, int) {
-    return ready_reads(iters, [](int fd, char* c) { return weft_read(fd, c, 1); }, "syscall_ready_read");
+    return ready_reads(
+        iters, [](int fd, char* c) { return weft_read(fd, c, 1); }, "syscall_ready_read");
 }
 
 // On a kernel thread outside weft: the plain call, as a program without weft makes it.
 op_result plain_ready_read(std::uint64_t iters, int) {
     op_result r;
-    std::thread t([&] { r = ready_reads(iters, [](int fd, char* c) { return read(fd, c, 1); }, "plain_ready_read"); });
+    std::thread t([&] {
+        r = ready_reads(
+            iters, [](int fd, char* c) { return read(fd, c, 1); }, "plain_ready_read");
+    });
     t.join();
     return r;
 }

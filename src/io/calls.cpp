@@ -212,17 +212,19 @@ ssize_t weft_recvfrom(int fd, void* buf, size_t len, int flags, struct sockaddr*
         return static_cast<ssize_t>(done);
     }
     return ready_call(
-        fd, for_read, "weft_recv", [&] { return recvfrom(fd, buf, len, flags | MSG_DONTWAIT, from, fromlen); },
-        plain);
+        fd, for_read, "weft_recv", [&] { return recvfrom(fd, buf, len, flags | MSG_DONTWAIT, from, fromlen); }, plain);
 }
 
-ssize_t weft_recv(int fd, void* buf, size_t len, int flags) { return weft_recvfrom(fd, buf, len, flags, nullptr, nullptr); }
+ssize_t weft_recv(int fd, void* buf, size_t len, int flags) {
+    return weft_recvfrom(fd, buf, len, flags, nullptr, nullptr);
+}
 
 ssize_t weft_recvmsg(int fd, struct msghdr* msg, int flags) {
     auto plain = [&] { return recvmsg(fd, msg, flags); };
     if ((flags & MSG_DONTWAIT) != 0) return plain();
     if ((flags & MSG_WAITALL) != 0) return on_weft_thread() ? offload("weft_recvmsg", plain) : plain();
-    return ready_call(fd, for_read, "weft_recvmsg", [&] { return recvmsg(fd, msg, flags | MSG_DONTWAIT); }, plain);
+    return ready_call(
+        fd, for_read, "weft_recvmsg", [&] { return recvmsg(fd, msg, flags | MSG_DONTWAIT); }, plain);
 }
 
 ssize_t weft_sendto(int fd, const void* buf, size_t len, int flags, const struct sockaddr* to, socklen_t tolen) {
@@ -236,7 +238,9 @@ ssize_t weft_sendto(int fd, const void* buf, size_t len, int flags, const struct
         plain);
 }
 
-ssize_t weft_send(int fd, const void* buf, size_t len, int flags) { return weft_sendto(fd, buf, len, flags, nullptr, 0); }
+ssize_t weft_send(int fd, const void* buf, size_t len, int flags) {
+    return weft_sendto(fd, buf, len, flags, nullptr, 0);
+}
 
 ssize_t weft_sendmsg(int fd, const struct msghdr* msg, int flags) {
     auto plain = [&] { return sendmsg(fd, msg, flags); };

@@ -12,10 +12,10 @@
 #include <cstring>
 
 #include "core/outside.hpp"
-#include "weft/weft.h"
 #include "core/wait.hpp"
 #include "sync/primitives.hpp"
 #include "sync/wait_list.hpp"
+#include "weft/weft.h"
 
 namespace weft::detail::io {
 
@@ -184,8 +184,10 @@ fd_entry* entry_of(int fd, bool create) {
     if (c == nullptr) {
         if (!create) return nullptr;
         auto* fresh = new fd_entry[chunk_size];
-        if (slot.compare_exchange_strong(c, fresh, memory_order_acq_rel)) c = fresh;
-        else delete[] fresh;  // another thread's chunk won
+        if (slot.compare_exchange_strong(c, fresh, memory_order_acq_rel))
+            c = fresh;
+        else
+            delete[] fresh;  // another thread's chunk won
     }
     return &c[fd & (chunk_size - 1)];
 }

@@ -22,7 +22,10 @@
 
 namespace weft::detail::io {
 
-enum direction : int { for_read = 0, for_write = 1 };
+enum direction : int {
+    for_read = 0,
+    for_write = 1
+};
 
 // The entry for fd's number, or null when fd is negative or beyond the table
 // (then the caller hands its call to a helper thread: offload.hpp). With

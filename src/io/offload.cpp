@@ -1,7 +1,7 @@
 #include "io/offload.hpp"
 
-#include <pthread.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -29,8 +29,8 @@ struct helper_pool {
     spinlock lock;
     offload_job* head = nullptr;  // guarded by lock
     offload_job* tail = nullptr;
-    int idle = 0;                 // helpers asleep on `rounds`
-    int promised = 0;             // calls queued for idle helpers, not yet taken up (<= idle)
+    int idle = 0;      // helpers asleep on `rounds`
+    int promised = 0;  // calls queued for idle helpers, not yet taken up (<= idle)
     int threads = 0;
     atomic<std::uint32_t> rounds{0};  // futex: bumped (under lock) to wake an idle helper
 };
@@ -147,8 +147,10 @@ void run_offloaded(offload_job* job, const char* what) {
     {
         lock_guard<spinlock> g(p.lock);
         job->next = nullptr;
-        if (p.tail != nullptr) p.tail->next = job;
-        else p.head = job;
+        if (p.tail != nullptr)
+            p.tail->next = job;
+        else
+            p.head = job;
         p.tail = job;
         if (p.idle > p.promised) {
             ++p.promised;
@@ -159,8 +161,10 @@ void run_offloaded(offload_job* job, const char* what) {
             spawn = true;
         }
     }
-    if (spawn) start_helper(&p);
-    else if (rouse) futex(&p.rounds, FUTEX_WAKE, 1);
+    if (spawn)
+        start_helper(&p);
+    else if (rouse)
+        futex(&p.rounds, FUTEX_WAKE, 1);
     kernel_wait_begin();
     (void)wait(&rec, &job->lock, 0, what, job);
     kernel_wait_end();

@@ -22,10 +22,10 @@ struct offload_job {
     long (*fn)(void* arg) = nullptr;
     void* arg = nullptr;
     long result = 0;
-    int error = 0;  // errno after fn, when result < 0
-    offload_job* next = nullptr;     // the queue of jobs no helper has taken
-    wait_record* rec = nullptr;      // the parked caller's
-    std::uint32_t lock = 0;          // held by the caller until it is suspended
+    int error = 0;                // errno after fn, when result < 0
+    offload_job* next = nullptr;  // the queue of jobs no helper has taken
+    wait_record* rec = nullptr;   // the parked caller's
+    std::uint32_t lock = 0;       // held by the caller until it is suspended
 };
 
 // Runs job->fn(job->arg) on a helper thread, the caller parked meanwhile, and

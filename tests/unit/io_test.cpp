@@ -196,7 +196,11 @@ TEST_P(Io, regular_file_reads) {
     keep(fd);
     char head[4] = {};
     EXPECT_EQ(weft_read(fd, head, 4), 4);
-    EXPECT_EQ(std::memcmp(head, "\x7f" "ELF", 4), 0);
+    EXPECT_EQ(std::memcmp(head,
+                          "\x7f"
+                          "ELF",
+                          4),
+              0);
 }
 
 // SO_RCVTIMEO ends a receive with EAGAIN, as Linux does; the worker ran
@@ -408,7 +412,9 @@ TEST_P(Io, a_long_kernel_wait_is_no_deadlock) {
     pid_t child = fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
-        struct timespec ts {1, 0};
+        struct timespec ts {
+            1, 0
+        };
         nanosleep(&ts, nullptr);
         _exit(write(p[1], "d", 1) == 1 ? 0 : 1);
     }
