@@ -306,6 +306,95 @@ TEST_P(Io, accept_connect_and_a_shared_socket) {
     EXPECT_NE(got.find('q'), std::string::npos);
 }
 
+// The vectored and message calls: writev to a full pipe writes every byte
+// (its rest after a partial write from the right place), readv gathers;
+// sendmsg/recvmsg and sendto/recvfrom over a socket pair, the receiver
+// waiting; recv with MSG_WAITALL waits for all it asked for.
+TEST_P(Io, vectored_and_message_calls) {
+    int p[2];
+    make_pipe(p);
+    ASSERT_GT(fcntl(p[1], F_SETPIPE_SZ, 4096), 0);
+    std::vector<char> a(10'000, 'a'), b(20'000, 'b');
+    iovec out[2] = {{a.data(), a.size()}, {b.data(), b.size()}};
+    ssize_t wrote = -2;
+    weft_thread_t w = wt::go([&] { wrote = weft_writev(p[1], out, 2); });
+    std::vector<char> got(a.size() + b.size());
+    std::size_t have = 0;
+    while (have < got.size()) {
+        iovec in[2] = {{got.data() + have, 1}, {got.data() + have + 1, got.size() - have - 1}};
+        ssize_t k = weft_readv(p[0], in, 2);
+        ASSERT_GT(k, 0);
+        have += static_cast<std::size_t>(k);
+    }
+    wt::join(w);
+    EXPECT_EQ(wrote, static_cast<ssize_t>(got.size()));
+    EXPECT_EQ(std::string(got.data(), a.size()), std::string(a.size(), 'a'));
+    EXPECT_EQ(std::string(got.data() + a.size(), b.size()), std::string(b.size(), 'b'));
+
+    int s[2];
+    make_socketpair(s);
+    std::atomic<bool> receiving{false};
+    char buf[16] = {};
+    ssize_t n = -2;
+    weft_thread_t r = wt::go([&] {
+        receiving = true;
+        iovec v{buf, sizeof buf};
+        msghdr m{};
+        m.msg_iov = &v;
+        m.msg_iovlen = 1;
+        n = weft_recvmsg(s[0], &m, 0);
+    });
+    ASSERT_TRUE(wt::yield_until([&] { return receiving.load(); }));
+    wt::settle();
+    char msg[] = "hi";
+    iovec v{msg, 2};
+    msghdr m{};
+    m.msg_iov = &v;
+    m.msg_iovlen = 1;
+    EXPECT_EQ(weft_sendmsg(s[1], &m, 0), 2);
+    wt::join(r);
+    EXPECT_EQ(n, 2);
+    EXPECT_STREQ(buf, "hi");
+
+    char all[6] = {};
+    n = -2;
+    receiving = false;
+    r = wt::go([&] {
+        receiving = true;
+        n = weft_recvfrom(s[0], all, 6, MSG_WAITALL, nullptr, nullptr);
+    });
+    ASSERT_TRUE(wt::yield_until([&] { return receiving.load(); }));
+    EXPECT_EQ(weft_sendto(s[1], "abc", 3, 0, nullptr, 0), 3);
+    wt::settle();
+    EXPECT_EQ(weft_send(s[1], "def", 3, 0), 3);
+    wt::join(r);
+    EXPECT_EQ(n, 6);
+    EXPECT_EQ(std::string(all, 6), "abcdef");
+}
+
+// Several threads read one pipe (a shared descriptor): each byte written
+// reaches exactly one of them, and every reader ends.
+TEST_P(Io, shared_pipe_readers_each_get_one_byte) {
+    int p[2];
+    make_pipe(p);
+    constexpr int readers = 8;
+    std::atomic<int> sum{0};
+    std::vector<weft_thread_t> ts;
+    for (int i = 0; i < readers; ++i)
+        ts.push_back(wt::go([&] {
+            char c;
+            if (weft_read(p[0], &c, 1) == 1) sum.fetch_add(c - '0');
+        }));
+    wt::settle();
+    for (int i = 1; i <= readers; ++i) {
+        char c = static_cast<char>('0' + i);
+        EXPECT_EQ(weft_write(p[1], &c, 1), 1);
+        weft_thread_yield();
+    }
+    for (weft_thread_t t : ts) wt::join(t);
+    EXPECT_EQ(sum.load(), readers * (readers + 1) / 2);
+}
+
 // weft_close on a descriptor another thread waits on wakes it with EBADF.
 TEST_P(Io, close_during_a_wait_wakes_the_waiter_with_ebadf) {
     int s[2];
