@@ -1,9 +1,9 @@
 #include "core/wait.hpp"
 
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <cerrno>
