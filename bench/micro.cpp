@@ -19,6 +19,9 @@
 //   KIND_speedup_vs_FAMILY  FAMILY's median / weft's median (>1: weft is faster)
 //   million_threads_*       many threads live at once (bench/micro_million.cpp)
 //   fil_*_ns, join_*_ns     filament operations (bench/micro_filaments.cpp)
+//   syscall_ready_read_ns, plain_ready_read_ns
+//                           a read that does not block, through weft/io.h and
+//                           plain (bench/micro_syscall.cpp)
 // One JSON line for the whole run. The definitions live in docs/bench.md.
 #include <algorithm>
 #include <condition_variable>
@@ -455,7 +458,11 @@ int run_micro(context& ctx) {
     std::vector<std::string> kinds;
     for (auto const* op : selected)
         if (std::find(kinds.begin(), kinds.end(), op->kind) == kinds.end()) kinds.push_back(op->kind);
-    auto id_of = [](std::string const& family, std::string const& kind) {
+    // The operation of `family` that measures `kind` (its id need not be
+    // FAMILY_KIND: syscall_ready_read beside plain_ready_read).
+    auto id_of = [&](std::string const& family, std::string const& kind) {
+        for (auto const* op : selected)
+            if (op->family == family && op->kind == kind) return op->id;
         return family == "weft" ? kind : family + "_" + kind;
     };
     std::map<std::string, double> speedups;
@@ -537,6 +544,9 @@ std::string const details =
     "  fil_fork_join_ns     weft_fil_fork + weft_fil_join of a child that returns at once, no pruning\n"
     "  join_forked_ns       fib by weft::join with pruning off: per join\n"
     "  join_pruned_ns       the same with pruning on (one worker: every join a plain call)\n"
+    "  syscall_ready_read_ns  weft_read of 1 byte from a pipe holding data, on the main weft thread\n"
+    "  plain_ready_read_ns  read(2) of 1 byte from such a pipe on a kernel thread outside weft\n"
+    "                       (bench/micro_syscall.cpp)\n"
     "  KIND_speedup_vs_X    X's median / weft's median, from the same run (>1: weft is faster)\n"
     "Each figure ID_ns also has ID_ns_spread, ID_ns_min, ID_ns_max and ID_ops (operations per round);\n"
     "weft's also ID_switches_per_op (context switches per operation, from weft_stats_get).\n"

@@ -25,7 +25,14 @@ atomic<std::uint64_t> registry_generation{0};
 // Worker i's kernel thread id. Written by the worker itself; read by the
 // detector only once every worker has parked (each has written it by then).
 atomic<int> worker_tids[tun::max_workers];
-atomic<int> service_tid{0};
+// The runtime's own kernel threads that never wait in weft (the adaptive
+// controller, the descriptor poller and the helpers of src/io): few, so a
+// fixed table.
+constexpr int max_service_threads = 64;
+atomic<int> service_tids[max_service_threads] = {};
+// Weft threads parked for a system call (src/io): the kernel, not a thread,
+// will end each of these waits.
+atomic<std::int64_t> kernel_waits{0};
 
 // The state letter of /proc/self/task/<tid>/stat: after the parenthesised
 // command name, which may itself contain spaces and parentheses.
@@ -85,7 +92,24 @@ void forget_worker_thread(int index) { worker_tids[index].store(0, memory_order_
 
 int worker_thread(int index) { return worker_tids[index].load(memory_order_relaxed); }
 
-void note_service_thread(bool gone) { service_tid.store(gone ? 0 : self_tid(), memory_order_relaxed); }
+void note_service_thread(bool gone) {
+    int want = gone ? self_tid() : 0;
+    int put = gone ? 0 : self_tid();
+    for (auto& slot : service_tids) {
+        int cur = want;
+        if (slot.compare_exchange_strong(cur, put, memory_order_relaxed)) return;
+    }
+}
+
+bool is_service_thread(int tid) {
+    for (auto& slot : service_tids)
+        if (slot.load(memory_order_relaxed) == tid) return true;
+    return false;
+}
+
+void kernel_wait_begin() { kernel_waits.fetch_add(1, memory_order_relaxed); }
+void kernel_wait_end() { kernel_waits.fetch_sub(1, memory_order_relaxed); }
+bool kernel_waits_pending() { return kernel_waits.load(memory_order_relaxed) != 0; }
 
 bool outside_threads(int nworkers, std::vector<int>* tids) {
     DIR* d = opendir("/proc/self/task");
@@ -93,7 +117,7 @@ bool outside_threads(int nworkers, std::vector<int>* tids) {
     while (dirent* e = readdir(d)) {
         if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
         int tid = std::atoi(e->d_name);
-        bool ours = service_tid.load(memory_order_relaxed) == tid;
+        bool ours = is_service_thread(tid);
         for (int i = 0; i < nworkers && !ours; ++i) ours = worker_tids[i].load(memory_order_relaxed) == tid;
         if (ours) continue;
         char st = task_state(tid);

@@ -71,9 +71,18 @@ void forget_worker_thread(int index);
 // once it has ended).
 int worker_thread(int index);
 // Records the calling kernel thread as one of the runtime's own service
-// threads, which never wait in weft (the adaptive controller, src/adapt), or
-// forgets it (gone = true): it is then not counted as outside.
+// threads, which never wait in weft (the adaptive controller, src/adapt; the
+// poller and helper threads of src/io), or forgets it (gone = true): it is
+// then not counted as outside. At most 64 are recorded; one more is counted
+// as outside (the detector then only warns, never aborts).
 void note_service_thread(bool gone);
+
+// A weft thread parked for a system call (src/io) counts here while it waits:
+// the kernel ends such a wait, so while any lasts all workers asleep is no
+// deadlock (worker.cpp does not ask the detector).
+void kernel_wait_begin();
+void kernel_wait_end();
+bool kernel_waits_pending();
 
 // The kernel threads of this process that are alive (not zombies) and are not
 // one of the first `nworkers` workers; false if /proc/self/task cannot be read.

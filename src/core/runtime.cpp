@@ -234,6 +234,10 @@ WEFT_API int weft_finalize(void) {
     if (w->index != 0) w = migrate(w);
     wait_for_other_ults();
     w = current_worker();
+    // A waker outside the workers (src/io's poller and helpers, a program's
+    // kernel thread) may still be finishing the wake of a thread that has
+    // since ended.
+    wait_for_external_wakers();
 
     // 2. Stop the workers.
     {

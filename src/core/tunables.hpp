@@ -354,6 +354,11 @@ inline constexpr std::uint32_t progress_yield_every = 128;
 // network (a few us each); beyond, the wait and the idle loop's polling cost
 // two switches and a wake-up, small against it.
 inline constexpr std::int64_t progress_wait_spin_ns = 20'000;
+// Helper kernel threads that make the calls with no readiness (src/io,
+// offload.hpp) at most; more calls at once queue for a free helper. Guess: a
+// program rarely has more than a few hundred such calls outstanding, and a
+// helper costs its stack (64 KiB) and a kernel task.
+inline constexpr int io_helpers_max = 1024;
 static_assert(progress_yield_every >= 1, "yield at least every look");
 static_assert(progress_pick_period >= 1 && progress_busy_ns > 0 && progress_park_ns > 0,
               "the progress hook's rate limits are positive");

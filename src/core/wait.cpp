@@ -1,6 +1,7 @@
 #include "core/wait.hpp"
 
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +44,8 @@ bool deadline_from_timespec(const timespec* ts, int clock, std::int64_t* out) {
 }
 
 namespace {
+
+atomic<int> external_wakes{0};  // wakes by kernel threads that are not workers, in progress
 
 long futex(atomic<std::uint32_t>* word, int op, std::uint32_t val, const timespec* timeout) {
     return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), op | FUTEX_PRIVATE_FLAG, val, timeout, nullptr,
@@ -133,7 +136,21 @@ void wake_from(worker* w, wait_record* rec) {
         futex(&rec->futex, FUTEX_WAKE, 1, nullptr);
         return;
     }
-    make_ready(w, t, ready_reason::woken);
+    if (w != nullptr) {
+        make_ready(w, t, ready_reason::woken);
+        return;
+    }
+    // A kernel thread outside the workers (a program's thread, the poller or
+    // a helper of src/io) may still be inside make_ready when the thread it
+    // woke has run to its end and weft_finalize runs: counted, so that
+    // finalize waits for it before it frees the runtime.
+    external_wakes.fetch_add(1, memory_order_seq_cst);
+    make_ready(nullptr, t, ready_reason::woken);
+    external_wakes.fetch_sub(1, memory_order_release);
+}
+
+void wait_for_external_wakers() {
+    while (external_wakes.load(memory_order_acquire) != 0) sched_yield();
 }
 
 void wake(wait_record* rec) { wake_from(current_worker(), rec); }

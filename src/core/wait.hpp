@@ -59,6 +59,9 @@ int wait(wait_record* rec, std::uint32_t* lock, std::int64_t deadline_ns, const 
 void wake(wait_record* rec);
 // The same, for a caller that already knows its worker (null: external).
 void wake_from(struct worker* w, wait_record* rec);
+// Returns once no kernel thread outside the workers is inside a wake
+// (weft_finalize, before it frees the runtime).
+void wait_for_external_wakers();
 
 // CLOCK_MONOTONIC now, nanoseconds.
 std::int64_t monotonic_ns();

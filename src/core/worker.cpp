@@ -228,7 +228,10 @@ void sleep_on_wake_word(runtime* rt, worker* w, std::int64_t watch_deadline) {
     // another node.
     bool polled = progress_hook_set();
     if (polled) deadline = std::min(deadline, monotonic_ns() + tun::progress_park_ns);
-    bool last = rt->deadlock_detection && !polled && deadline == INT64_MAX && all_asleep(rt);
+    // A thread parked for a system call is woken by the kernel (src/io), not
+    // by another thread: no deadlock while one waits.
+    bool last = rt->deadlock_detection && !polled && deadline == INT64_MAX && all_asleep(rt) &&
+                !kernel_waits_pending();
     std::uint64_t switches_before = last ? total_switches(rt) : 0;
     std::uint64_t outside_gen = last ? outside_generation() : 0;
     std::int64_t quiet_since = last ? monotonic_ns() : 0;
@@ -243,7 +246,7 @@ void sleep_on_wake_word(runtime* rt, worker* w, std::int64_t watch_deadline) {
         }
         if (!last || w->wake_word.load(memory_order_acquire) != 0 ||
             !all_asleep(rt) || total_switches(rt) != switches_before ||
-            rt->timers->pending() || rt->stopping.load(memory_order_acquire) ||
+            rt->timers->pending() || kernel_waits_pending() || rt->stopping.load(memory_order_acquire) ||
             rt->inject.maybe_nonempty(memory_order_acquire))
             break;
         std::int64_t now = monotonic_ns();

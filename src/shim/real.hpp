@@ -4,9 +4,13 @@
 // __wrap_name and the table real.cpp fills), with the C library's prototype.
 #pragma once
 
+#include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 

@@ -1,0 +1,73 @@
+// The C library's blocking system calls, on a weft thread, block only that
+// thread: each is weft/io.h's call of the same name (which, on a kernel
+// thread that is not a weft thread, is the C library's). Calls made before
+// the runtime is up go to the C library.
+#include <weft/io.h>
+
+#include "shim/shim.hpp"
+
+using namespace weft::shim;
+
+extern "C" {
+
+ssize_t read(int fd, void* buf, size_t n) { return ready() ? weft_read(fd, buf, n) : real::read(fd, buf, n); }
+
+ssize_t write(int fd, const void* buf, size_t n) { return ready() ? weft_write(fd, buf, n) : real::write(fd, buf, n); }
+
+ssize_t readv(int fd, const struct iovec* iov, int n) {
+    return ready() ? weft_readv(fd, iov, n) : real::readv(fd, iov, n);
+}
+
+ssize_t writev(int fd, const struct iovec* iov, int n) {
+    return ready() ? weft_writev(fd, iov, n) : real::writev(fd, iov, n);
+}
+
+ssize_t recv(int fd, void* buf, size_t n, int flags) {
+    return ready() ? weft_recv(fd, buf, n, flags) : real::recv(fd, buf, n, flags);
+}
+
+ssize_t send(int fd, const void* buf, size_t n, int flags) {
+    return ready() ? weft_send(fd, buf, n, flags) : real::send(fd, buf, n, flags);
+}
+
+ssize_t recvfrom(int fd, void* buf, size_t n, int flags, struct sockaddr* from, socklen_t* fromlen) {
+    return ready() ? weft_recvfrom(fd, buf, n, flags, from, fromlen) : real::recvfrom(fd, buf, n, flags, from, fromlen);
+}
+
+ssize_t sendto(int fd, const void* buf, size_t n, int flags, const struct sockaddr* to, socklen_t tolen) {
+    return ready() ? weft_sendto(fd, buf, n, flags, to, tolen) : real::sendto(fd, buf, n, flags, to, tolen);
+}
+
+ssize_t recvmsg(int fd, struct msghdr* msg, int flags) {
+    return ready() ? weft_recvmsg(fd, msg, flags) : real::recvmsg(fd, msg, flags);
+}
+
+ssize_t sendmsg(int fd, const struct msghdr* msg, int flags) {
+    return ready() ? weft_sendmsg(fd, msg, flags) : real::sendmsg(fd, msg, flags);
+}
+
+int accept(int fd, struct sockaddr* addr, socklen_t* len) {
+    return ready() ? weft_accept(fd, addr, len) : real::accept(fd, addr, len);
+}
+
+int accept4(int fd, struct sockaddr* addr, socklen_t* len, int flags) {
+    return ready() ? weft_accept4(fd, addr, len, flags) : real::accept4(fd, addr, len, flags);
+}
+
+int connect(int fd, const struct sockaddr* addr, socklen_t len) {
+    return ready() ? weft_connect(fd, addr, len) : real::connect(fd, addr, len);
+}
+
+int poll(struct pollfd* fds, nfds_t n, int timeout_ms) {
+    return ready() ? weft_poll(fds, n, timeout_ms) : real::poll(fds, n, timeout_ms);
+}
+
+pid_t waitpid(pid_t pid, int* status, int options) {
+    return ready() ? weft_waitpid(pid, status, options) : real::waitpid(pid, status, options);
+}
+
+pid_t wait(int* status) { return ready() ? weft_waitpid(-1, status, 0) : real::wait(status); }
+
+int close(int fd) { return ready() ? weft_close(fd) : real::close(fd); }
+
+}  // extern "C"

@@ -1,0 +1,517 @@
+// Class: requirement. weft/io.h: a system call that would block blocks only
+// the calling weft thread (docs/design/syscalls.md). Every test runs under
+// each policy on 1 worker (Serial: nothing but a weft call hands the worker
+// to another thread, so a call that held its worker would hang the test until
+// the watchdog reports it) and on 2 (Concurrent, run under TSan too).
+// Descriptors keep their blocking semantics: data, EOF or an error, never a
+// spurious EAGAIN; flags as the program set them; timeouts; close.
+#include "weft/io.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "support/weft_test.hpp"
+
+namespace {
+
+// errno of the kernel thread the test runs on now: a weft call that parked may
+// resume the test on another worker, and the compiler may keep errno's
+// address from before the call (glibc's __errno_location is const).
+[[gnu::noinline]] int errno_now() { return errno; }
+[[gnu::noinline]] void clear_errno() { errno = 0; }
+
+class Io : public wt::runtime_fixture {
+protected:
+    void TearDown() override {
+        for (int fd : fds_) close(fd);
+        wt::runtime_fixture::TearDown();
+    }
+    // A pipe whose ends the test closes at the end (unless it set them to -1).
+    void make_pipe(int p[2]) {
+        ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
+        keep(p[0]);
+        keep(p[1]);
+    }
+    void make_socketpair(int s[2]) {
+        ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s), 0);
+        keep(s[0]);
+        keep(s[1]);
+    }
+    void keep(int fd) { fds_.push_back(fd); }
+    void forget(int fd) {
+        for (int& f : fds_)
+            if (f == fd) f = -1;
+    }
+
+private:
+    std::vector<int> fds_;
+};
+
+INSTANTIATE_TEST_SUITE_P(Serial, Io, ::testing::ValuesIn(wt::rt_params({1})), wt::rt_param_name);
+INSTANTIATE_TEST_SUITE_P(Concurrent, Io, ::testing::ValuesIn(wt::rt_params({2})), wt::rt_param_name);
+
+// A reader waits in weft_read on an empty pipe; the writer is another weft
+// thread, which on one worker runs only if the reader's wait left the worker.
+TEST_P(Io, read_waits_while_the_writer_runs) {
+    int p[2];
+    make_pipe(p);
+    std::atomic<bool> reading{false};
+    char got[4] = {};
+    ssize_t n = -2;
+    weft_thread_t r = wt::go([&] {
+        reading = true;
+        n = weft_read(p[0], got, sizeof got);
+    });
+    weft_thread_t w = wt::go([&] {
+        ASSERT_TRUE(wt::yield_until([&] { return reading.load(); }));
+        wt::settle();  // the reader is in its read now (one worker: parked)
+        EXPECT_EQ(weft_write(p[1], "abc", 3), 3);
+    });
+    wt::join(r);
+    wt::join(w);
+    EXPECT_EQ(n, 3);
+    EXPECT_STREQ(got, "abc");
+}
+
+// The program's flags stay as it set them while a thread waits, and after.
+TEST_P(Io, descriptor_flags_are_the_programs) {
+    int p[2];
+    make_pipe(p);
+    int before = fcntl(p[0], F_GETFL);
+    std::atomic<bool> reading{false};
+    int during = -1;
+    weft_thread_t r = wt::go([&] {
+        reading = true;
+        char c;
+        EXPECT_EQ(weft_read(p[0], &c, 1), 1);
+    });
+    ASSERT_TRUE(wt::yield_until([&] { return reading.load(); }));
+    wt::settle();
+    during = fcntl(p[0], F_GETFL);
+    EXPECT_EQ(weft_write(p[1], "x", 1), 1);
+    wt::join(r);
+    EXPECT_EQ(during, before);
+    EXPECT_EQ(fcntl(p[0], F_GETFL), before);
+    EXPECT_EQ(before & O_NONBLOCK, 0);
+}
+
+// A descriptor the program made non-blocking still returns EAGAIN.
+TEST_P(Io, nonblocking_descriptor_returns_eagain) {
+    int p[2];
+    make_pipe(p);
+    ASSERT_EQ(fcntl(p[0], F_SETFL, O_NONBLOCK), 0);
+    char c;
+    clear_errno();
+    EXPECT_EQ(weft_read(p[0], &c, 1), -1);
+    EXPECT_EQ(errno_now(), EAGAIN);
+    int s[2];
+    make_socketpair(s);
+    clear_errno();
+    EXPECT_EQ(weft_recv(s[0], &c, 1, MSG_DONTWAIT), -1);
+    EXPECT_EQ(errno_now(), EAGAIN);
+}
+
+// A write to a full pipe waits (only the writer) until all of it is taken, as
+// a blocking write does; the reader gets every byte in order.
+TEST_P(Io, write_to_a_full_pipe_waits_and_writes_everything) {
+    int p[2];
+    make_pipe(p);
+    ASSERT_GT(fcntl(p[1], F_SETPIPE_SZ, 4096), 0);
+    constexpr std::size_t total = 256 * 1024;
+    std::vector<unsigned char> out(total), in(total);
+    for (std::size_t i = 0; i < total; ++i) out[i] = static_cast<unsigned char>(i * 7 + 1);
+    ssize_t wrote = -2;
+    weft_thread_t w = wt::go([&] { wrote = weft_write(p[1], out.data(), total); });
+    weft_thread_t r = wt::go([&] {
+        std::size_t got = 0;
+        while (got < total) {
+            ssize_t k = weft_read(p[0], in.data() + got, total - got);
+            ASSERT_GT(k, 0);
+            got += static_cast<std::size_t>(k);
+        }
+    });
+    wt::join(w);
+    wt::join(r);
+    EXPECT_EQ(wrote, static_cast<ssize_t>(total));
+    EXPECT_EQ(in, out);
+}
+
+// EOF reaches a waiting reader as 0.
+TEST_P(Io, eof_ends_the_wait_with_zero) {
+    int p[2];
+    make_pipe(p);
+    std::atomic<bool> reading{false};
+    ssize_t n = -2;
+    weft_thread_t r = wt::go([&] {
+        reading = true;
+        char c;
+        n = weft_read(p[0], &c, 1);
+    });
+    ASSERT_TRUE(wt::yield_until([&] { return reading.load(); }));
+    wt::settle();
+    ASSERT_EQ(close(p[1]), 0);
+    forget(p[1]);
+    wt::join(r);
+    EXPECT_EQ(n, 0);
+}
+
+// Errors come back as the C library's.
+TEST_P(Io, errors_are_the_c_librarys) {
+    char c;
+    clear_errno();
+    EXPECT_EQ(weft_read(-1, &c, 1), -1);
+    EXPECT_EQ(errno_now(), EBADF);
+    int p[2];
+    make_pipe(p);
+    clear_errno();
+    EXPECT_EQ(weft_recv(p[0], &c, 1, 0), -1);
+    EXPECT_EQ(errno_now(), ENOTSOCK);
+    int d = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ASSERT_GE(d, 0);
+    keep(d);
+    clear_errno();
+    EXPECT_EQ(weft_read(d, &c, 1), -1);
+    EXPECT_EQ(errno_now(), EISDIR);
+    clear_errno();
+    EXPECT_EQ(weft_accept(p[0], nullptr, nullptr), -1);
+    EXPECT_EQ(errno_now(), ENOTSOCK);
+}
+
+// A regular file reads as usual (epoll cannot watch it: a miss of the page
+// cache goes to a helper thread).
+TEST_P(Io, regular_file_reads) {
+    int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    keep(fd);
+    char head[4] = {};
+    EXPECT_EQ(weft_read(fd, head, 4), 4);
+    EXPECT_EQ(std::memcmp(head,
+                          "\x7f"
+                          "ELF",
+                          4),
+              0);
+}
+
+// SO_RCVTIMEO ends a receive with EAGAIN, as Linux does; the worker ran
+// another thread meanwhile.
+TEST_P(Io, socket_receive_timeout) {
+    int s[2];
+    make_socketpair(s);
+    timeval tv{0, 50'000};
+    ASSERT_EQ(setsockopt(s[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv), 0);
+    std::atomic<bool> done{false};
+    std::atomic<int> beats{0};
+    ssize_t n = -2;
+    int err = 0;
+    weft_thread_t r = wt::go([&] {
+        char c;
+        n = weft_recv(s[0], &c, 1, 0);
+        err = errno_now();
+        done = true;
+    });
+    weft_thread_t other = wt::go([&] {
+        while (!done.load()) {
+            beats.fetch_add(1);
+            weft_sleep_ns(1'000'000);
+        }
+    });
+    wt::join(r);
+    wt::join(other);
+    EXPECT_EQ(n, -1);
+    EXPECT_EQ(err, EAGAIN);
+    EXPECT_GT(beats.load(), 0);
+}
+
+// poll: its timeout, and a wait that a write on another thread ends.
+TEST_P(Io, poll_times_out_and_wakes) {
+    int p[2];
+    make_pipe(p);
+    pollfd f{p[0], POLLIN, 0};
+    EXPECT_EQ(weft_poll(&f, 1, 20), 0);
+    EXPECT_EQ(f.revents, 0);
+    std::atomic<bool> polling{false};
+    int n = -2;
+    pollfd g[2] = {{p[0], POLLIN, 0}, {-1, POLLIN, 0}};
+    weft_thread_t r = wt::go([&] {
+        polling = true;
+        n = weft_poll(g, 2, -1);
+    });
+    ASSERT_TRUE(wt::yield_until([&] { return polling.load(); }));
+    wt::settle();
+    EXPECT_EQ(weft_write(p[1], "x", 1), 1);
+    wt::join(r);
+    EXPECT_EQ(n, 1);
+    EXPECT_EQ(g[0].revents, POLLIN);
+    EXPECT_EQ(g[1].revents, 0);
+}
+
+// accept, connect, send and recv over loopback, server and client on the
+// same worker; and two threads receiving on one shared socket.
+TEST_P(Io, accept_connect_and_a_shared_socket) {
+    int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ASSERT_GE(ls, 0);
+    keep(ls);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(bind(ls, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    socklen_t alen = sizeof a;
+    ASSERT_EQ(getsockname(ls, reinterpret_cast<sockaddr*>(&a), &alen), 0);
+    ASSERT_EQ(listen(ls, 16), 0);
+    int conn = -1;
+    std::atomic<int> got_bytes{0};
+    std::string got;
+    weft_mutex_t m = WEFT_MUTEX_INITIALIZER;
+    weft_thread_t server = wt::go([&] {
+        conn = weft_accept(ls, nullptr, nullptr);
+        ASSERT_GE(conn, 0);
+        // Two receivers on one socket: each byte reaches exactly one.
+        auto recv1 = [&] {
+            char c;
+            ssize_t k = weft_recv(conn, &c, 1, 0);
+            ASSERT_EQ(k, 1);
+            weft_mutex_lock(&m);
+            got.push_back(c);
+            weft_mutex_unlock(&m);
+            got_bytes.fetch_add(1);
+        };
+        weft_thread_t a1 = wt::go(recv1);
+        weft_thread_t a2 = wt::go(recv1);
+        wt::join(a1);
+        wt::join(a2);
+    });
+    int c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ASSERT_GE(c, 0);
+    keep(c);
+    ASSERT_EQ(weft_connect(c, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    wt::settle();  // both receivers wait now, unless the accept has not been served yet
+    EXPECT_EQ(weft_send(c, "p", 1, 0), 1);
+    ASSERT_TRUE(wt::yield_until([&] { return got_bytes.load() >= 1; }));
+    EXPECT_EQ(weft_send(c, "q", 1, 0), 1);
+    wt::join(server);
+    keep(conn);
+    EXPECT_EQ(got.size(), 2u);
+    EXPECT_NE(got.find('p'), std::string::npos);
+    EXPECT_NE(got.find('q'), std::string::npos);
+}
+
+// The vectored and message calls: writev to a full pipe writes every byte
+// (its rest after a partial write from the right place), readv gathers;
+// sendmsg/recvmsg and sendto/recvfrom over a socket pair, the receiver
+// waiting; recv with MSG_WAITALL waits for all it asked for.
+TEST_P(Io, vectored_and_message_calls) {
+    int p[2];
+    make_pipe(p);
+    ASSERT_GT(fcntl(p[1], F_SETPIPE_SZ, 4096), 0);
+    std::vector<char> a(10'000, 'a'), b(20'000, 'b');
+    iovec out[2] = {{a.data(), a.size()}, {b.data(), b.size()}};
+    ssize_t wrote = -2;
+    weft_thread_t w = wt::go([&] { wrote = weft_writev(p[1], out, 2); });
+    std::vector<char> got(a.size() + b.size());
+    std::size_t have = 0;
+    while (have < got.size()) {
+        iovec in[2] = {{got.data() + have, 1}, {got.data() + have + 1, got.size() - have - 1}};
+        ssize_t k = weft_readv(p[0], in, 2);
+        ASSERT_GT(k, 0);
+        have += static_cast<std::size_t>(k);
+    }
+    wt::join(w);
+    EXPECT_EQ(wrote, static_cast<ssize_t>(got.size()));
+    EXPECT_EQ(std::string(got.data(), a.size()), std::string(a.size(), 'a'));
+    EXPECT_EQ(std::string(got.data() + a.size(), b.size()), std::string(b.size(), 'b'));
+
+    int s[2];
+    make_socketpair(s);
+    std::atomic<bool> receiving{false};
+    char buf[16] = {};
+    ssize_t n = -2;
+    weft_thread_t r = wt::go([&] {
+        receiving = true;
+        iovec v{buf, sizeof buf};
+        msghdr m{};
+        m.msg_iov = &v;
+        m.msg_iovlen = 1;
+        n = weft_recvmsg(s[0], &m, 0);
+    });
+    ASSERT_TRUE(wt::yield_until([&] { return receiving.load(); }));
+    wt::settle();
+    char msg[] = "hi";
+    iovec v{msg, 2};
+    msghdr m{};
+    m.msg_iov = &v;
+    m.msg_iovlen = 1;
+    EXPECT_EQ(weft_sendmsg(s[1], &m, 0), 2);
+    wt::join(r);
+    EXPECT_EQ(n, 2);
+    EXPECT_STREQ(buf, "hi");
+
+    char all[6] = {};
+    n = -2;
+    receiving = false;
+    r = wt::go([&] {
+        receiving = true;
+        n = weft_recvfrom(s[0], all, 6, MSG_WAITALL, nullptr, nullptr);
+    });
+    ASSERT_TRUE(wt::yield_until([&] { return receiving.load(); }));
+    EXPECT_EQ(weft_sendto(s[1], "abc", 3, 0, nullptr, 0), 3);
+    wt::settle();
+    EXPECT_EQ(weft_send(s[1], "def", 3, 0), 3);
+    wt::join(r);
+    EXPECT_EQ(n, 6);
+    EXPECT_EQ(std::string(all, 6), "abcdef");
+}
+
+// Several threads read one pipe (a shared descriptor): each byte written
+// reaches exactly one of them, and every reader ends.
+TEST_P(Io, shared_pipe_readers_each_get_one_byte) {
+    int p[2];
+    make_pipe(p);
+    constexpr int readers = 8;
+    std::atomic<int> sum{0};
+    std::vector<weft_thread_t> ts;
+    for (int i = 0; i < readers; ++i)
+        ts.push_back(wt::go([&] {
+            char c;
+            if (weft_read(p[0], &c, 1) == 1) sum.fetch_add(c - '0');
+        }));
+    wt::settle();
+    for (int i = 1; i <= readers; ++i) {
+        char c = static_cast<char>('0' + i);
+        EXPECT_EQ(weft_write(p[1], &c, 1), 1);
+        weft_thread_yield();
+    }
+    for (weft_thread_t t : ts) wt::join(t);
+    EXPECT_EQ(sum.load(), readers * (readers + 1) / 2);
+}
+
+// weft_close on a descriptor another thread waits on wakes it with EBADF.
+TEST_P(Io, close_during_a_wait_wakes_the_waiter_with_ebadf) {
+    int s[2];
+    make_socketpair(s);
+    std::atomic<bool> reading{false};
+    ssize_t n = -2;
+    int err = 0;
+    weft_thread_t r = wt::go([&] {
+        reading = true;
+        char c;
+        n = weft_read(s[0], &c, 1);
+        err = errno_now();
+    });
+    ASSERT_TRUE(wt::yield_until([&] { return reading.load(); }));
+    wt::settle();
+    EXPECT_EQ(weft_close(s[0]), 0);
+    forget(s[0]);
+    wt::join(r);
+    EXPECT_EQ(n, -1);
+    EXPECT_EQ(err, EBADF);
+}
+
+// waitpid waits for a child that exits only once another weft thread of the
+// same worker has written to it.
+TEST_P(Io, waitpid_waits_while_others_run) {
+    int p[2];
+    make_pipe(p);
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        char c;
+        _exit(read(p[0], &c, 1) == 1 ? c : 99);
+    }
+    std::atomic<bool> waiting{false};
+    int status = -1;
+    pid_t r = -2;
+    weft_thread_t w = wt::go([&] {
+        waiting = true;
+        r = weft_waitpid(child, &status, 0);
+    });
+    ASSERT_TRUE(wt::yield_until([&] { return waiting.load(); }));
+    wt::settle();
+    EXPECT_EQ(weft_write(p[1], "\x07", 1), 1);
+    wt::join(w);
+    EXPECT_EQ(r, child);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 7);
+}
+
+// A compute-bound thread runs to its end beside many threads parked in
+// reads; then each reader gets its byte.
+TEST_P(Io, compute_beside_many_blocked_readers) {
+    constexpr int readers = 64;
+    std::vector<int> rd(readers), wr(readers);
+    for (int i = 0; i < readers; ++i) {
+        int p[2];
+        make_pipe(p);
+        rd[i] = p[0];
+        wr[i] = p[1];
+    }
+    std::atomic<int> got{0};
+    std::vector<weft_thread_t> ts;
+    for (int i = 0; i < readers; ++i)
+        ts.push_back(wt::go([&, i] {
+            char c;
+            if (weft_read(rd[i], &c, 1) == 1 && c == 'a' + i % 26) got.fetch_add(1);
+        }));
+    std::uint64_t sum = 0;
+    weft_thread_t compute = wt::go([&] {
+        for (std::uint64_t i = 0; i < 10'000'000; ++i) sum += i ^ (sum >> 3);
+    });
+    wt::join(compute);
+    EXPECT_NE(sum, 0u);
+    EXPECT_EQ(got.load(), 0);
+    for (int i = 0; i < readers; ++i) {
+        char c = static_cast<char>('a' + i % 26);
+        EXPECT_EQ(weft_write(wr[i], &c, 1), 1);
+    }
+    for (weft_thread_t t : ts) wt::join(t);
+    EXPECT_EQ(got.load(), readers);
+}
+
+// A kernel thread that is not a weft thread gets the plain call.
+TEST_P(Io, outside_a_weft_thread_the_call_is_plain) {
+    int p[2];
+    make_pipe(p);
+    ssize_t n = -2;
+    {
+        wt::kthread k([&] {
+            char c;
+            n = weft_read(p[0], &c, 1);
+        });
+        wt::settle();
+        EXPECT_EQ(weft_write(p[1], "z", 1), 1);
+    }
+    EXPECT_EQ(n, 1);
+}
+
+// The one weft thread parked in a read, every worker idle: no deadlock report
+// (the kernel, here a child process's write a second later, ends the wait).
+TEST_P(Io, a_long_kernel_wait_is_no_deadlock) {
+    int p[2];
+    make_pipe(p);
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        struct timespec ts {
+            1, 0
+        };
+        nanosleep(&ts, nullptr);
+        _exit(write(p[1], "d", 1) == 1 ? 0 : 1);
+    }
+    char c = 0;
+    EXPECT_EQ(weft_read(p[0], &c, 1), 1);
+    EXPECT_EQ(c, 'd');
+    int status = 0;
+    EXPECT_EQ(weft_waitpid(child, &status, 0), child);
+}
+
+}  // namespace
