@@ -42,6 +42,9 @@ inline constexpr std::uintptr_t join_detached = 3;  // detached: recycled when i
 // `magic` marks a control block in use: the deadlock report walks every stack
 // the pool ever carved and reads the control block at its top.
 inline constexpr std::uint32_t ult_magic_live = 0x77656674;  // "weft"
+// A thread of a runtime the child of fork() abandoned (runtime.hpp,
+// fork_child): it does not exist there, and a wake-up for it is dropped.
+inline constexpr std::uint32_t ult_magic_abandoned = 0x676f6e65;  // "gone"
 
 struct ult {
     // --- Touched on every switch ------------------------------------------

@@ -133,6 +133,10 @@ void wake_from(worker* w, wait_record* rec) {
         futex(&rec->futex, FUTEX_WAKE, 1, nullptr);
         return;
     }
+    // A waiter the child of fork() copied from its parent: it has no worker
+    // here, and runs nowhere.
+    if (t->magic == ult_magic_abandoned) [[unlikely]]
+        return;
     make_ready(w, t, ready_reason::woken);
 }
 
