@@ -46,6 +46,10 @@ int refuse(const char* fn, const char* why, int err);
 // Errors: EINVAL `from` is neither clock or abstime is not a valid timespec.
 int convert_deadline(clockid_t from, const struct timespec* abstime, clockid_t to, struct timespec* out);
 
+// pthread_exit on a weft thread: runs the cleanup handlers still pushed
+// (pthread_cleanup_push), innermost first, then ends the thread (cancel.cpp).
+[[noreturn]] void exit_running_cleanup(void* retval);
+
 // Converts a weft error code to the sem_*/nanosleep convention: -1 and errno.
 inline int errno_result(int rc) {
     if (rc == 0) return 0;

@@ -148,7 +148,7 @@ void pthread_exit(void* retval) {
     // A kernel thread that is not a weft thread (created before the shim, or
     // by another library's raw clone) ends as glibc ends it.
     if (!on_weft_thread()) real::pthread_exit(retval);
-    weft_thread_exit(retval);
+    exit_running_cleanup(retval);
 }
 
 pthread_t pthread_self(void) {
@@ -171,7 +171,8 @@ int pthread_getname_np(pthread_t thread, char* buf, size_t len) {
 }
 
 int pthread_cancel(pthread_t) {
-    return refuse("pthread_cancel", "cancellation is not yet built", ENOTSUP);
+    return refuse("pthread_cancel", "a weft thread blocked in a wait cannot be woken to act on it; docs/shim.md, \"Cancellation\"",
+                  ENOTSUP);
 }
 int pthread_kill(pthread_t, int) {
     return refuse("pthread_kill", "signals to a weft thread are not yet built", ENOTSUP);

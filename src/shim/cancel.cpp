@@ -1,0 +1,158 @@
+// Cancellation state and cleanup handlers, per weft thread.
+//
+// glibc keeps a thread's cancellation state and its list of cleanup handlers
+// (pthread_cleanup_push in C: a jump buffer on the caller's stack, linked by
+// __pthread_register_cancel) in the kernel thread's descriptor, which under
+// the shim is the worker's, shared by every weft thread that runs on it. Here
+// they are the weft thread's own (a weft key, made on first use), and
+// pthread_exit runs the handlers still pushed, innermost first, as glibc's
+// does: it jumps into each pushing frame (the macro's setjmp), which runs its
+// routine and calls __pthread_unwind_next, which jumps to the next one or,
+// after the last, ends the thread (weft_thread_exit: then key destructors).
+//
+// pthread_cancel itself is refused (thread.cpp): a weft thread blocked in a
+// wait could not be woken for it. So a cancellation is never pending, and
+// pthread_testcancel returns; asynchronous cancellation is refused.
+// Kernel threads that are not weft threads keep glibc's functions.
+#include <pthread.h>
+#include <setjmp.h>
+
+#include <cstdlib>
+#include <new>
+
+#include "shim/shim.hpp"
+
+namespace weft::shim {
+namespace {
+
+struct cancel_state {
+    __pthread_unwind_buf_t* cleanup = nullptr;  // innermost pushed handler
+    int state = PTHREAD_CANCEL_ENABLE;
+    int type = PTHREAD_CANCEL_DEFERRED;
+    void* exit_value = nullptr;  // pthread_exit's, while its handlers run
+};
+
+weft_once_t key_once = WEFT_ONCE_INIT;
+weft_key_t key;
+
+void free_state(void* p) { delete static_cast<cancel_state*>(p); }
+void make_key() {
+    if (weft_key_create(&key, &free_state) != 0) key = WEFT_KEYS_MAX;
+}
+
+bool on_weft_thread() { return ready() && weft_thread_self() != WEFT_THREAD_NULL; }
+
+// The calling weft thread's state; null if it has none and `create` is false
+// (or if no key or memory is left).
+cancel_state* mine(bool create) {
+    weft_once(&key_once, &make_key);
+    if (key == WEFT_KEYS_MAX) return nullptr;
+    auto* s = static_cast<cancel_state*>(weft_getspecific(key));
+    if (s == nullptr && create) {
+        s = new (std::nothrow) cancel_state;
+        if (s != nullptr && weft_setspecific(key, s) != 0) {
+            delete s;
+            s = nullptr;
+        }
+    }
+    return s;
+}
+
+// glibc's layout of a pushed handler: the link to the one pushed before is
+// the first padding word (glibc's own priv.data.prev).
+__pthread_unwind_buf_t*& prev_of(__pthread_unwind_buf_t* buf) {
+    return reinterpret_cast<__pthread_unwind_buf_t*&>(buf->__pad[0]);
+}
+
+// Runs the innermost handler left (jumping into its pushing frame), or ends
+// the thread when none is left.
+[[noreturn]] void unwind_from(cancel_state* s) {
+    __pthread_unwind_buf_t* buf = s->cleanup;
+    if (buf == nullptr) weft_thread_exit(s->exit_value);
+    s->cleanup = prev_of(buf);
+    // The macro saved the buffer with __sigsetjmp(buf, 0): the common prefix
+    // of a jmp_buf, with no signal mask to restore.
+    longjmp(reinterpret_cast<struct __jmp_buf_tag*>(static_cast<void*>(buf->__cancel_jmp_buf)), 1);
+}
+
+}  // namespace
+
+void exit_running_cleanup(void* retval) {
+    cancel_state* s = mine(false);
+    if (s == nullptr || s->cleanup == nullptr) weft_thread_exit(retval);
+    s->exit_value = retval;
+    unwind_from(s);
+}
+
+}  // namespace weft::shim
+
+using namespace weft::shim;
+
+extern "C" {
+
+int pthread_setcancelstate(int state, int* oldstate) {
+    if (!on_weft_thread()) return real::pthread_setcancelstate(state, oldstate);
+    if (state != PTHREAD_CANCEL_ENABLE && state != PTHREAD_CANCEL_DISABLE) return EINVAL;
+    cancel_state* s = mine(true);
+    if (s == nullptr) return ENOMEM;
+    if (oldstate != nullptr) *oldstate = s->state;
+    s->state = state;
+    return 0;
+}
+
+int pthread_setcanceltype(int type, int* oldtype) {
+    if (!on_weft_thread()) return real::pthread_setcanceltype(type, oldtype);
+    if (type != PTHREAD_CANCEL_DEFERRED && type != PTHREAD_CANCEL_ASYNCHRONOUS) return EINVAL;
+    if (type == PTHREAD_CANCEL_ASYNCHRONOUS)
+        return refuse("pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS)",
+                      "a weft thread cannot be stopped at an arbitrary instruction", ENOTSUP);
+    cancel_state* s = mine(true);
+    if (s == nullptr) return ENOMEM;
+    if (oldtype != nullptr) *oldtype = s->type;
+    s->type = type;
+    return 0;
+}
+
+// No cancellation is ever pending for a weft thread (pthread_cancel is refused).
+void pthread_testcancel(void) {
+    if (!on_weft_thread()) real::pthread_testcancel();
+}
+
+void __pthread_register_cancel(__pthread_unwind_buf_t* buf) {
+    if (!on_weft_thread()) return real::__pthread_register_cancel(buf);
+    cancel_state* s = mine(true);
+    if (s == nullptr) {
+        // The handler cannot be recorded: it would silently not run at
+        // pthread_exit. Nothing can be returned from here.
+        refuse("pthread_cleanup_push", "no thread-specific data key or memory is left for the handler list", ENOMEM);
+        std::abort();
+    }
+    prev_of(buf) = s->cleanup;
+    s->cleanup = buf;
+}
+
+void __pthread_unregister_cancel(__pthread_unwind_buf_t* buf) {
+    if (!on_weft_thread()) return real::__pthread_unregister_cancel(buf);
+    if (cancel_state* s = mine(false); s != nullptr) s->cleanup = prev_of(buf);
+}
+
+// pthread_cleanup_push_defer_np / pop_restore_np: the type is always deferred.
+void __pthread_register_cancel_defer(__pthread_unwind_buf_t* buf) {
+    if (!on_weft_thread()) return real::__pthread_register_cancel_defer(buf);
+    __pthread_register_cancel(buf);
+}
+
+void __pthread_unregister_cancel_restore(__pthread_unwind_buf_t* buf) {
+    if (!on_weft_thread()) return real::__pthread_unregister_cancel_restore(buf);
+    __pthread_unregister_cancel(buf);
+}
+
+// Called by the push macro after its routine ran during pthread_exit's unwinding.
+void __pthread_unwind_next(__pthread_unwind_buf_t* buf) {
+    if (!on_weft_thread()) real::__pthread_unwind_next(buf);
+    cancel_state* s = mine(false);
+    if (s == nullptr) weft_thread_exit(nullptr);  // not reached: only an unwinding thread gets here
+    unwind_from(s);
+}
+
+}  // extern "C"
