@@ -37,7 +37,11 @@ void parent() {
 
 void child() {
     if (!ready()) return;
-    g_initial_kernel_thread = real::pthread_self();
+    // The child's main weft thread keeps the stack it runs on: a weft
+    // thread's own, or main's, the process's stack, which glibc still
+    // describes by the first kernel thread's pthread_t (copied into the
+    // child). A kernel thread outside weft becomes main on its own stack.
+    if (detail::current_worker() == nullptr) g_initial_kernel_thread = real::pthread_self();
     forget_all_kernel_threads();  // the parent's other kernel threads do not exist here
     if (int rc = detail::fork_child(); rc != 0) {
         // The child cannot run weft threads: say so and end it, rather than

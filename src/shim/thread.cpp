@@ -30,8 +30,6 @@ weft_thread_t weft_of(pthread_t t) { return reinterpret_cast<weft_thread_t>(t); 
 
 bool on_weft_thread() { return weft_thread_self() != WEFT_THREAD_NULL; }
 
-bool is_main_weft_thread() { return weft_thread_id(weft_thread_self()) == 1; }
-
 // The calling weft thread's stack (lowest usable byte, usable size: as glibc
 // reports a thread's stack) into a shim attribute.
 int own_stack_attr(pthread_attr_t* attr) {
@@ -207,8 +205,10 @@ int pthread_getattr_np(pthread_t thread, pthread_attr_t* attr) {
     if (attr == nullptr) return EINVAL;
     weft_thread_t self = weft_thread_self();
     bool is_self = self != WEFT_THREAD_NULL && weft_of(thread) == self;
-    if (is_self && !is_main_weft_thread()) return own_stack_attr(attr);
-    if (is_self) thread = g_initial_kernel_thread;  // main runs on the process's stack
+    // Its own weft stack; main runs on the process's stack instead (but in the
+    // child of fork(), main is the forking thread, on whatever stack it had).
+    if (is_self && own_stack_attr(attr) == 0) return 0;
+    if (is_self) thread = g_initial_kernel_thread;
     else if (weft_thread_id(weft_of(thread)) != 0)
         return refuse("pthread_getattr_np on another weft thread", "only the caller's own stack is known", ENOTSUP);
     return kernel_thread_attr(thread, attr);

@@ -4,6 +4,7 @@
  * join threads, lock a mutex the handlers kept consistent, malloc and printf,
  * and exits 0. Forked once from a thread that is not main while four threads
  * contend for the mutex, and once from main. */
+#define _GNU_SOURCE /* pthread_getattr_np */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -63,6 +64,14 @@ static void* square(void* arg) {
  * went as on glibc's threads (a failed CHECK exits 1). */
 static void in_child(const char* from, int out) {
     CHECK(strcmp(order, "321xyz") == 0);
+    /* The thread's own stack, the one it runs on. */
+    pthread_attr_t a;
+    void* lo;
+    size_t size;
+    CHECK_EQ(pthread_getattr_np(pthread_self(), &a), 0);
+    CHECK_EQ(pthread_attr_getstack(&a, &lo, &size), 0);
+    CHECK((char*)&a >= (char*)lo && (char*)&a < (char*)lo + size);
+    CHECK_EQ(pthread_attr_destroy(&a), 0);
     pthread_t t[nchildren];
     for (long i = 0; i < nchildren; ++i) CHECK_EQ(pthread_create(&t[i], NULL, square, (void*)i), 0);
     long sum = 0;
