@@ -104,6 +104,18 @@ struct ult {
     // --- Thread-specific data (lazily allocated) -------------------------------
     void** key_values = nullptr;
 
+    // Deferred cancellation (libweft-pthread's pthread_cancel, wait.hpp
+    // cancel_wait). While `cancel_point` is set (the thread is inside a
+    // cancellation point) and `cancel_disabled` is not, wait() publishes the
+    // record and lock it waits on, under the spinlock word `cancel_guard`, so
+    // that a canceller can take the record out of its queue as a timer does.
+    atomic<std::uint32_t> cancel_requested{0};
+    bool cancel_point = false;
+    bool cancel_disabled = false;
+    std::uint32_t cancel_guard = 0;
+    wait_record* cancel_rec = nullptr;
+    std::uint32_t* cancel_lock = nullptr;
+
     char name[WEFT_THREAD_NAME_MAX];  // not zeroed by the constructor: set at create
 };
 

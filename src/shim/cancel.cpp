@@ -1,18 +1,21 @@
-// Cancellation state and cleanup handlers, per weft thread.
+// Cancellation and cleanup handlers, per weft thread.
 //
 // glibc keeps a thread's cancellation state and its list of cleanup handlers
 // (pthread_cleanup_push in C: a jump buffer on the caller's stack, linked by
 // __pthread_register_cancel) in the kernel thread's descriptor, which under
 // the shim is the worker's, shared by every weft thread that runs on it. Here
-// they are the weft thread's own (a weft key, made on first use), and
-// pthread_exit runs the handlers still pushed, innermost first, as glibc's
-// does: it jumps into each pushing frame (the macro's setjmp), which runs its
-// routine and calls __pthread_unwind_next, which jumps to the next one or,
-// after the last, ends the thread (weft_thread_exit: then key destructors).
+// they are the weft thread's own: the state and the request in its ult
+// (core/ult.hpp), the handler list in a weft key made on first use.
 //
-// pthread_cancel itself is refused (thread.cpp): a weft thread blocked in a
-// wait could not be woken for it. So a cancellation is never pending, and
-// pthread_testcancel returns; asynchronous cancellation is refused.
+// Deferred cancellation: pthread_cancel marks the thread and, if it is blocked
+// inside a cancellation point (cancel_point, shim.hpp), takes it out of its
+// wait as a timer does (core/wait.hpp, cancel_wait). The thread acts on it at
+// that point, or at the next one it reaches with cancellation enabled: it runs
+// the handlers still pushed, innermost first, by jumping into each pushing
+// frame (the macro's setjmp), which runs its routine and calls
+// __pthread_unwind_next, which jumps to the next one or, after the last, ends
+// the thread with PTHREAD_CANCELED (then key destructors). pthread_exit runs
+// the handlers the same way. Asynchronous cancellation is refused.
 // Kernel threads that are not weft threads keep glibc's functions.
 #include <pthread.h>
 #include <setjmp.h>
@@ -20,6 +23,10 @@
 #include <cstdlib>
 #include <new>
 
+#include "core/handle.hpp"
+#include "core/runtime.hpp"
+#include "core/wait.hpp"
+#include "core/worker.hpp"
 #include "shim/shim.hpp"
 
 namespace weft::shim {
@@ -27,9 +34,7 @@ namespace {
 
 struct cancel_state {
     __pthread_unwind_buf_t* cleanup = nullptr;  // innermost pushed handler
-    int state = PTHREAD_CANCEL_ENABLE;
-    int type = PTHREAD_CANCEL_DEFERRED;
-    void* exit_value = nullptr;  // pthread_exit's, while its handlers run
+    void* exit_value = nullptr;                 // pthread_exit's, while its handlers run
 };
 
 weft_once_t key_once = WEFT_ONCE_INIT;
@@ -41,6 +46,18 @@ void make_key() {
 }
 
 bool on_weft_thread() { return ready() && weft_thread_self() != WEFT_THREAD_NULL; }
+
+// The calling weft thread, or null (a kernel thread outside weft, or before
+// the runtime is up).
+detail::ult* self_ult() {
+    if (!ready()) return nullptr;
+    detail::worker* w = detail::current_worker();
+    return w != nullptr && w->current != w->idle ? w->current : nullptr;
+}
+
+bool pending(const detail::ult* u) {
+    return u->cancel_requested.load(std::memory_order_acquire) != 0 && !u->cancel_disabled;
+}
 
 // The calling weft thread's state; null if it has none and `create` is false
 // (or if no key or memory is left).
@@ -77,6 +94,20 @@ __pthread_unwind_buf_t*& prev_of(__pthread_unwind_buf_t* buf) {
 
 }  // namespace
 
+cancel_point::cancel_point() : self_(self_ult()) {
+    auto* u = static_cast<detail::ult*>(self_);
+    if (u == nullptr) return;
+    if (pending(u)) exit_running_cleanup(PTHREAD_CANCELED);
+    u->cancel_point = true;
+}
+
+cancel_point::~cancel_point() {
+    auto* u = static_cast<detail::ult*>(self_);
+    if (u == nullptr) return;
+    u->cancel_point = false;
+    if (pending(u)) exit_running_cleanup(PTHREAD_CANCELED);
+}
+
 void exit_running_cleanup(void* retval) {
     cancel_state* s = mine(false);
     if (s == nullptr || s->cleanup == nullptr) weft_thread_exit(retval);
@@ -90,32 +121,37 @@ using namespace weft::shim;
 
 extern "C" {
 
+int pthread_cancel(pthread_t thread) {
+    if (!ready()) return real::pthread_cancel(thread);
+    weft::detail::ult* u = weft::detail::g_rt->handles.resolve(reinterpret_cast<weft_thread_t>(thread));
+    if (u == nullptr) return ESRCH;
+    weft::detail::cancel_wait(u);
+    return 0;
+}
+
 int pthread_setcancelstate(int state, int* oldstate) {
-    if (!on_weft_thread()) return real::pthread_setcancelstate(state, oldstate);
+    weft::detail::ult* u = self_ult();
+    if (u == nullptr) return real::pthread_setcancelstate(state, oldstate);
     if (state != PTHREAD_CANCEL_ENABLE && state != PTHREAD_CANCEL_DISABLE) return EINVAL;
-    cancel_state* s = mine(true);
-    if (s == nullptr) return ENOMEM;
-    if (oldstate != nullptr) *oldstate = s->state;
-    s->state = state;
+    if (oldstate != nullptr) *oldstate = u->cancel_disabled ? PTHREAD_CANCEL_DISABLE : PTHREAD_CANCEL_ENABLE;
+    u->cancel_disabled = state == PTHREAD_CANCEL_DISABLE;
     return 0;
 }
 
 int pthread_setcanceltype(int type, int* oldtype) {
-    if (!on_weft_thread()) return real::pthread_setcanceltype(type, oldtype);
+    if (self_ult() == nullptr) return real::pthread_setcanceltype(type, oldtype);
     if (type != PTHREAD_CANCEL_DEFERRED && type != PTHREAD_CANCEL_ASYNCHRONOUS) return EINVAL;
     if (type == PTHREAD_CANCEL_ASYNCHRONOUS)
         return refuse("pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS)",
                       "a weft thread cannot be stopped at an arbitrary instruction", ENOTSUP);
-    cancel_state* s = mine(true);
-    if (s == nullptr) return ENOMEM;
-    if (oldtype != nullptr) *oldtype = s->type;
-    s->type = type;
+    if (oldtype != nullptr) *oldtype = PTHREAD_CANCEL_DEFERRED;  // the only type a weft thread has
     return 0;
 }
 
-// No cancellation is ever pending for a weft thread (pthread_cancel is refused).
 void pthread_testcancel(void) {
-    if (!on_weft_thread()) real::pthread_testcancel();
+    weft::detail::ult* u = self_ult();
+    if (u == nullptr) return real::pthread_testcancel();
+    if (pending(u)) exit_running_cleanup(PTHREAD_CANCELED);
 }
 
 void __pthread_register_cancel(__pthread_unwind_buf_t* buf) {

@@ -122,6 +122,7 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(vo
 }
 
 int pthread_join(pthread_t thread, void** retval) {
+    cancel_point cp;
     if (forget_kernel_thread(thread)) return real::pthread_join(thread, retval);
     errno_keeper keep;
     return weft_thread_join(weft_of(thread), retval);
@@ -168,10 +169,6 @@ int pthread_getname_np(pthread_t thread, char* buf, size_t len) {
     return weft_thread_getname(weft_of(thread), buf, len);
 }
 
-int pthread_cancel(pthread_t) {
-    return refuse("pthread_cancel", "a weft thread blocked in a wait cannot be woken to act on it; docs/shim.md, \"Cancellation\"",
-                  ENOTSUP);
-}
 int pthread_kill(pthread_t, int) {
     return refuse("pthread_kill", "signals to a weft thread are not yet built", ENOTSUP);
 }

@@ -1,14 +1,20 @@
-/* Cancellation state and cleanup handlers as POSIX gives them, on glibc's
+/* Deferred cancellation and cleanup handlers as POSIX gives them, on glibc's
  * threads and under the shim alike: pthread_setcancelstate/_setcanceltype
  * return the previous value per thread and EINVAL for a bad one;
  * pthread_testcancel with nothing pending returns; pthread_cleanup_pop runs
  * its handler or not as asked; pthread_exit runs the handlers still pushed,
  * innermost first, then the thread-specific data destructors, and join gets
  * its value. Threads that push handlers and yield in between interleave on
- * one worker under the shim: each runs only its own. (pthread_cancel and
- * asynchronous cancellation are refused under the shim: shim.cancel.refused.) */
+ * one worker under the shim: each runs only its own. A thread blocked in a
+ * condition wait (its handler runs with the mutex relocked), a semaphore or a
+ * sleep is cancelled and ends with PTHREAD_CANCELED; a thread with
+ * cancellation disabled finishes its sleep and is cancelled at its
+ * pthread_testcancel once enabled; a thread cancels itself. (Asynchronous
+ * cancellation is refused under the shim: shim.cancel.refused.) */
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -53,6 +59,99 @@ static void* worker(void* arg) {
     return NULL;
 }
 
+static pthread_mutex_t cm = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cc = PTHREAD_COND_INITIALIZER;
+static sem_t ready, never;
+static int unlocked_by_handler, slept_fully, after_testcancel;
+
+static void unlock_cm(void* a) {
+    (void)a;
+    unlocked_by_handler = pthread_mutex_unlock(&cm) == 0; /* relocked by the cancelled wait */
+}
+
+static void* in_cond_wait(void* a) {
+    (void)a;
+    pthread_mutex_lock(&cm);
+    pthread_cleanup_push(unlock_cm, NULL);
+    sem_post(&ready);
+    for (;;) pthread_cond_wait(&cc, &cm); /* nobody signals */
+    pthread_cleanup_pop(1);
+    return NULL;
+}
+
+static void* in_sem_wait(void* a) {
+    (void)a;
+    sem_post(&ready);
+    sem_wait(&never);
+    return NULL;
+}
+
+static void* in_sleep(void* a) {
+    (void)a;
+    sem_post(&ready);
+    sleep(100);
+    return NULL;
+}
+
+static void* disabled_sleep(void* a) {
+    (void)a;
+    int old;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+    sem_post(&ready);
+    usleep(50000); /* cancelled meanwhile: not interrupted */
+    slept_fully = 1;
+    pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+    pthread_testcancel();
+    after_testcancel = 1;
+    return NULL;
+}
+
+static void* self_cancel(void* a) {
+    (void)a;
+    pthread_cancel(pthread_self());
+    pthread_testcancel();
+    after_testcancel = 2;
+    return NULL;
+}
+
+/* Starts fn, waits until it is about to block, cancels it, and checks that it
+ * ended cancelled. */
+static void cancel_blocked(void* (*fn)(void*), int wait_first) {
+    pthread_t t;
+    CHECK_EQ(pthread_create(&t, NULL, fn, NULL), 0);
+    CHECK_EQ(sem_wait(&ready), 0);
+    if (wait_first) usleep(20000); /* let it block */
+    CHECK_EQ(pthread_cancel(t), 0);
+    void* r;
+    CHECK_EQ(pthread_join(t, &r), 0);
+    CHECK(r == PTHREAD_CANCELED);
+}
+
+static void cancellation(void) {
+    CHECK_EQ(sem_init(&ready, 0, 0), 0);
+    CHECK_EQ(sem_init(&never, 0, 0), 0);
+    cancel_blocked(in_cond_wait, 1);
+    CHECK_EQ(unlocked_by_handler, 1);
+    CHECK_EQ(pthread_mutex_trylock(&cm), 0); /* the handler left it unlocked */
+    CHECK_EQ(pthread_mutex_unlock(&cm), 0);
+    cancel_blocked(in_sem_wait, 1);
+    int v = -1;
+    CHECK_EQ(sem_getvalue(&never, &v), 0);
+    CHECK_EQ(v, 0);
+    long long t0 = now_ns(CLOCK_MONOTONIC);
+    cancel_blocked(in_sleep, 1);
+    CHECK(now_ns(CLOCK_MONOTONIC) - t0 < 50LL * 1000000000LL); /* not the 100 s sleep */
+    cancel_blocked(disabled_sleep, 0);
+    CHECK_EQ(slept_fully, 1);
+    CHECK_EQ(after_testcancel, 0);
+    pthread_t t;
+    void* r;
+    CHECK_EQ(pthread_create(&t, NULL, self_cancel, NULL), 0);
+    CHECK_EQ(pthread_join(t, &r), 0);
+    CHECK(r == PTHREAD_CANCELED);
+    CHECK_EQ(after_testcancel, 0);
+}
+
 int main(void) {
     int old = -1;
     CHECK_EQ(pthread_setcancelstate(42, &old), EINVAL);
@@ -76,5 +175,6 @@ int main(void) {
     ran = 1;
     pthread_cleanup_pop(1);
     CHECK_EQ(ran, 1);
+    cancellation();
     CHECKS_DONE("cancel");
 }
