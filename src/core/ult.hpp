@@ -108,7 +108,9 @@ struct ult {
     // cancel_wait). While `cancel_point` is set (the thread is inside a
     // cancellation point) and `cancel_disabled` is not, wait() publishes the
     // record and lock it waits on, under the spinlock word `cancel_guard`, so
-    // that a canceller can take the record out of its queue as a timer does.
+    // that a canceller can take the record out of its queue as a timer does;
+    // that first wait clears `cancel_point` (a condition wait's relock of its
+    // mutex, which follows, is not cancellable).
     atomic<std::uint32_t> cancel_requested{0};
     bool cancel_point = false;
     bool cancel_disabled = false;

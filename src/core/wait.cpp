@@ -118,6 +118,7 @@ int wait(wait_record* rec, std::uint32_t* lock, std::int64_t deadline_ns, const 
                 rec->linked = false;
             }
             spinlock_ref(*lock).unlock();
+            self->cancel_point = false;
             return ECANCELED;
         }
         self->cancel_rec = rec;
@@ -147,6 +148,9 @@ int wait(wait_record* rec, std::uint32_t* lock, std::int64_t deadline_ns, const 
         self->cancel_rec = nullptr;
         self->cancel_lock = nullptr;
         g.unlock();
+        // Only the first wait of a cancellation point can be cancelled: the
+        // next (a condition wait relocking its mutex) must complete.
+        self->cancel_point = false;
     }
     return rec->result;
 }

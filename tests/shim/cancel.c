@@ -59,7 +59,7 @@ static void* worker(void* arg) {
     return NULL;
 }
 
-static pthread_mutex_t cm = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t cm; /* errorcheck: the handler's unlock fails unless it holds it */
 static pthread_cond_t cc = PTHREAD_COND_INITIALIZER;
 static sem_t ready, never;
 static int unlocked_by_handler, slept_fully, after_testcancel;
@@ -128,12 +128,32 @@ static void cancel_blocked(void* (*fn)(void*), int wait_first) {
 }
 
 static void cancellation(void) {
+    pthread_mutexattr_t ma;
+    CHECK_EQ(pthread_mutexattr_init(&ma), 0);
+    CHECK_EQ(pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ERRORCHECK), 0);
+    CHECK_EQ(pthread_mutex_init(&cm, &ma), 0);
     CHECK_EQ(sem_init(&ready, 0, 0), 0);
     CHECK_EQ(sem_init(&never, 0, 0), 0);
     cancel_blocked(in_cond_wait, 1);
     CHECK_EQ(unlocked_by_handler, 1);
     CHECK_EQ(pthread_mutex_trylock(&cm), 0); /* the handler left it unlocked */
     CHECK_EQ(pthread_mutex_unlock(&cm), 0);
+    /* Cancelled while main holds the mutex: the wait ends, the relock waits
+     * for main, and only then do the handlers run. */
+    unlocked_by_handler = 0;
+    pthread_t t1;
+    CHECK_EQ(pthread_create(&t1, NULL, in_cond_wait, NULL), 0);
+    CHECK_EQ(sem_wait(&ready), 0);
+    usleep(20000);
+    CHECK_EQ(pthread_mutex_lock(&cm), 0);
+    CHECK_EQ(pthread_cancel(t1), 0);
+    usleep(20000);
+    CHECK_EQ(unlocked_by_handler, 0); /* still waiting for the mutex */
+    CHECK_EQ(pthread_mutex_unlock(&cm), 0);
+    void* r1;
+    CHECK_EQ(pthread_join(t1, &r1), 0);
+    CHECK(r1 == PTHREAD_CANCELED);
+    CHECK_EQ(unlocked_by_handler, 1);
     cancel_blocked(in_sem_wait, 1);
     int v = -1;
     CHECK_EQ(sem_getvalue(&never, &v), 0);
