@@ -11,7 +11,13 @@
 //   cond_pingpong_ns        per one-way hand-off through mutex + condition variable
 //   pthread_*_ns            the same protocols on kernel threads pinned to one CPU
 //   boost_fiber_*_ns        the same protocols on Boost.Fiber fibers of one kernel thread
+//   shim_create_join_ns     pthread_create + pthread_join in a plain Pthreads program
+//                           run under libweft-pthread, 1 worker (bench/micro_shim.cpp);
+//                           target: create_join_speedup_vs_shim (its ratio to
+//                           create_join_ns) <= shim_create_join_bound (1.5),
+//                           shim_create_join_met
 //   KIND_speedup_vs_FAMILY  FAMILY's median / weft's median (>1: weft is faster)
+//   million_threads_*       many threads live at once (bench/micro_million.cpp)
 //   fil_*_ns, join_*_ns     filament operations (bench/micro_filaments.cpp)
 // One JSON line for the whole run. The definitions live in docs/bench.md.
 #include <algorithm>
@@ -392,6 +398,7 @@ int run_micro(context& ctx) {
     std::map<std::string, std::vector<double>> samples;
     std::map<std::string, std::vector<double>> switches;
     std::map<std::string, std::uint64_t> op_count;
+    std::map<std::string, std::vector<double>> extras;  // ID_NAME -> per round
     for (int r = 0; r < rounds; ++r) {
         for (auto const* op : selected) {
             bool const count = op->family == "weft";
@@ -404,6 +411,7 @@ int run_micro(context& ctx) {
             if (have_before && weft_stats_get(&after) == 0 && after.context_switches >= before.context_switches)
                 switches[op->id].push_back(double(after.context_switches - before.context_switches) / double(res.ops));
             op_count[op->id] = res.ops;
+            for (auto const& [name, value] : res.extra) extras[op->id + "_" + name].push_back(value);
             if (!res.warning.empty()) warnings.insert(res.warning);
         }
     }
@@ -441,6 +449,7 @@ int run_micro(context& ctx) {
         if (auto it = switches.find(op->id); it != switches.end() && !it->second.empty())
             rec.add(op->id + "_switches_per_op", summarize(it->second).median);
     }
+    for (auto const& [key, values] : extras) rec.add(key, summarize(values).median);
 
     // Ratios in this run: the peer's median over weft's.
     std::vector<std::string> kinds;
@@ -461,6 +470,13 @@ int run_micro(context& ctx) {
             speedups[key] = p->second.median / w->second.median;
             rec.add(key, speedups[key]);
         }
+    }
+    // The shim's target (docs/shim.md): a pthread_create + pthread_join pair of a
+    // plain program under libweft-pthread costs at most 1.5x weft's own pair.
+    if (auto s = fig.find("shim_create_join"), w = fig.find("create_join");
+        s != fig.end() && w != fig.end() && w->second.median > 0) {
+        rec.add("shim_create_join_bound", 1.5);
+        rec.add("shim_create_join_met", s->second.median / w->second.median <= 1.5);
     }
     if (!warnings.empty()) rec.add("warnings", std::vector<std::string>(warnings.begin(), warnings.end()));
     ctx.emit(rec);
@@ -508,6 +524,13 @@ std::string const details =
     "  pthread_*_ns         the same on kernel threads, all pinned to the same CPU\n"
     "                       (pthread_yield_ns: sched_yield ping-pong)\n"
     "  boost_fiber_*_ns     the same on Boost.Fiber fibers of one kernel thread (when built in)\n"
+    "  shim_create_join_ns  pthread_create + pthread_join in a plain Pthreads program (a child process,\n"
+    "                       bench/pthreads/create_join.c) under libweft-pthread, 1 worker, same CPU;\n"
+    "                       target: create_join_speedup_vs_shim (its ratio to create_join_ns) <= 1.5\n"
+    "                       (shim_create_join_bound; shim_create_join_met)\n"
+    "  million_threads_ns   10 batches of --iters weft threads all live at once (blocked on one semaphore),\n"
+    "                       then woken and joined: per thread; with _cpu_ns_per_thread (process CPU time),\n"
+    "                       _faults_per_thread (minor page faults) and _rss_per_live_bytes (bench/micro_million.cpp)\n"
     "  fil_create_ns        weft_fil_create into a pool with room for every filament: per filament\n"
     "  fil_sweep_general_ns sweeps of a pool of 1,000 filaments (k, k), run descriptor by descriptor\n"
     "  fil_sweep_dense_ns   sweeps of the dense pool (k, 0), run as a loop: per filament\n"

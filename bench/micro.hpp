@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness.hpp"
@@ -37,6 +38,8 @@ struct op_result {
     double elapsed_ns = 0;  // wall time of the timed part
     std::uint64_t ops = 0;  // operations in it (the figure is elapsed_ns / ops)
     std::string warning{};  // non-empty if the run did not behave as defined
+    // Further figures of the run, reported as ID_NAME (medians over rounds).
+    std::vector<std::pair<std::string, double>> extra{};
 };
 
 struct micro_op {

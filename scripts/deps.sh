@@ -9,12 +9,15 @@
 #           libopenmpi-dev + openmpi-bin (Open MPI: apps/pde, weft-bench msg/pde,
 #           the MPI tests; docs/design/mpi.md says why Open MPI)
 #   bench:  build + the peers weft-bench compares with and the report's plots:
-#           libboost-fiber-dev, libboost-context-dev, libtbb-dev, python3-matplotlib
+#           libboost-fiber-dev, libboost-context-dev, libtbb-dev, libfftw3-dev
+#           (FFTW: the 1-D FFT's peer, apps/fft1d), python3-matplotlib
 #           (OpenMP comes with g++)                          -> make demo, make bench
 #   test:   build + libtbb-dev (tests/apps runs the oneTBB versions; OpenMP
 #           comes with g++) + g++-aarch64-linux-gnu and qemu-user (the AArch64
 #           context switch, cross-compiled and run under emulation) + clang-14
-#           and libclang-rt-14-dev (libFuzzer: the fuzz stage)  -> make test
+#           and libclang-rt-14-dev (libFuzzer: the fuzz stage) + pigz, plzip,
+#           xz-utils, zstd, sqlite3 (unmodified Pthreads programs run under
+#           libweft-pthread: label shim_programs)            -> make test
 #   tools:  valgrind (bench/callgrind_micro.sh: instructions per micro operation)
 #   all:    every set                                         -> make deps
 #
@@ -26,9 +29,10 @@
 set -euo pipefail
 
 build_set=(cmake ninja-build g++ pkg-config libgtest-dev libopenmpi-dev openmpi-bin)
-peer_set=(libboost-fiber-dev libboost-context-dev libtbb-dev)
+peer_set=(libboost-fiber-dev libboost-context-dev libtbb-dev libfftw3-dev)
 bench_set=("${build_set[@]}" "${peer_set[@]}" python3-matplotlib)
-test_set=("${build_set[@]}" libtbb-dev g++-aarch64-linux-gnu qemu-user clang-14 libclang-rt-14-dev)
+shim_programs_set=(pigz plzip xz-utils zstd sqlite3)
+test_set=("${build_set[@]}" libtbb-dev g++-aarch64-linux-gnu qemu-user clang-14 libclang-rt-14-dev "${shim_programs_set[@]}")
 tools_set=(valgrind)
 
 say() { printf 'deps: %s\n' "$*" >&2; }
@@ -66,7 +70,8 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
     say "dpkg-query not found: not a Debian system, so nothing is installed."
     say "weft needs: cmake >= 3.25, ninja, a C++20 compiler, GoogleTest, pkg-config; optionally an MPI;"
     say "for the benchmarks: Boost.Fiber, oneTBB, python3 + matplotlib; for the tests: those peers,"
-    say "an aarch64-linux-gnu cross compiler and qemu-user; for bench/callgrind_micro.sh: valgrind."
+    say "an aarch64-linux-gnu cross compiler, qemu-user, and pigz, plzip, xz, zstd and sqlite3 (run under"
+    say "libweft-pthread); for bench/callgrind_micro.sh: valgrind."
     for tool in cmake ninja c++ pkg-config; do
         if ! command -v "$tool" >/dev/null 2>&1; then
             say "error: '$tool' is missing; install it with your package manager."

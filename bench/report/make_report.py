@@ -262,6 +262,7 @@ FAMILY_STYLE = [
     ("", "weft", "#1b6ca8"),
     ("pthread_", "Pthreads", "#c0392b"),
     ("boost_fiber_", "Boost.Fiber", "#7f8c8d"),
+    ("shim_", "Pthreads program under libweft-pthread", "#27ae60"),
 ]
 MICRO_KINDS = [
     ("create_join", "create + join"),

@@ -64,6 +64,13 @@ def plot_program(records, prog, outdir, plt):
                 ax.bar(xs, ys, width * 0.95, color=colour, label=label, yerr=[lo, hi], capsize=3)
             if key == "throughput_ratio":
                 ax.axhline(1.0, color="black", linewidth=0.8)
+                # The partitioned run of P: the machine's ceiling for P processes.
+                for ci, n in enumerate(counts):
+                    p = next((r for r in records if r.get("run") == "partitioned" and r.get("processes") == n
+                              and r.get("throughput_ratio") is not None), None)
+                    if p is not None:
+                        ax.hlines(p["throughput_ratio"], ci - 0.45, ci + 0.45, color="#2a7f3f", linestyle="--",
+                                  label="partitioned (ceiling)" if ci == 0 else None)
                 if bound(targets, "throughput_ratio") is not None:
                     ax.axhline(bound(targets, "throughput_ratio"), color="#888888", linestyle=":",
                                label="target (2 processes)")
@@ -78,6 +85,7 @@ def plot_program(records, prog, outdir, plt):
             ax.set_title(title, fontsize=10)
             ax.grid(axis="y", alpha=0.3)
         axes[0].set_ylabel("median over rounds, whiskers min–max")
+        axes[0].legend(frameon=False, fontsize=8, loc="lower right")
         axes[1].legend(frameon=False, fontsize=8, loc="lower right")
         cpus = rows[0].get("run_cpus", "?")
         workers = rows[0].get("workers", "?")

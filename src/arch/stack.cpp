@@ -33,12 +33,17 @@
 //      words (no lock, no allocation; the top page is the one the core's thread
 //      control block dirtied anyway, so it is warm);
 //   2. the shared `warm` list (spinlock): up to warm_max resident free stacks;
-//   3. the shared `cold` list: free stacks whose pages were given back with
+//   3. the shared `tepid` list: up to keep_top_max free stacks whose pages
+//      were given back with MADV_DONTNEED except the top one, which every
+//      thread touches first (its control block and first frames): a thread
+//      that stays within it runs on a tepid stack without a page fault;
+//   4. the shared `cold` list: free stacks whose pages were given back with
 //      MADV_DONTNEED (only address space and the guard marker remain);
-//   4. a new slab.
+//   5. a new slab.
 // Caches refill and spill `batch` stacks at a time, so the shared lock is taken
 // once per `batch` thread creations at most. The two shared lists are vectors
-// whose capacity is reserved when stacks are carved (warm: warm_max; cold: all
+// whose capacity is reserved when stacks are carved (warm: warm_max; tepid:
+// keep_top_max or the stacks carved, whichever is fewer; cold: all
 // stacks ever carved), so returning stacks never allocates and cannot fail.
 //
 // Why a spinlock and not std::mutex: libweft-pthread interposes
@@ -174,7 +179,9 @@ struct cache_node {
 };
 // On the shared lists: lo | guard kind (lo is page-aligned, kinds fit in 2 bits).
 using entry = std::uintptr_t;
-entry make_entry(void* lo, guard_kind g) { return reinterpret_cast<std::uintptr_t>(lo) | static_cast<std::uintptr_t>(g); }
+entry make_entry(void* lo, guard_kind g) {
+    return reinterpret_cast<std::uintptr_t>(lo) | static_cast<std::uintptr_t>(g);
+}
 void* entry_lo(entry e) { return reinterpret_cast<void*>(e & ~std::uintptr_t{3}); }
 guard_kind entry_guard(entry e) { return static_cast<guard_kind>(e & 3); }
 
@@ -201,8 +208,10 @@ struct stack_pool::impl {
 
     // --- Shared free lists and slab registry (guarded by lock) --------------
     spinlock lock;
-    std::vector<entry> warm;  // capacity warm_max, reserved at creation
-    std::vector<entry> cold;  // capacity >= stacks carved, reserved when carving
+    std::vector<entry> warm;         // capacity warm_max, reserved at creation
+    std::vector<entry> tepid;        // capacity >= min(carved, keep_top_max), reserved when carving
+    std::vector<entry> cold;         // capacity >= stacks carved, reserved when carving
+    std::size_t tepid_reserved = 0;  // tepid room taken by put_shared calls still discarding
     struct slab {
         void* base;
         std::size_t len;
@@ -266,6 +275,15 @@ struct stack_pool::impl {
         }
     }
 
+    // Returns every page of free default-size stacks but the top one, a call
+    // per stack (the ranges are not contiguous). Pages below the top that
+    // were never touched cost the call only: nothing to free, no TLB flush.
+    // The guard slot is included as in discard().
+    void discard_below_top(const entry* e, std::size_t n) const {
+        for (std::size_t i = 0; i < n; ++i)
+            ::madvise(static_cast<char*>(entry_lo(e[i])) - guard, slot - page, MADV_DONTNEED);
+    }
+
     // Maps and guards a new slab; hands up to `want` of its stacks to `out`
     // and puts the rest on the cold list (never touched: nothing to discard).
     int carve(entry* out, std::size_t want, std::size_t* got);
@@ -278,6 +296,10 @@ struct stack_pool::impl {
             out[n++] = warm.back();
             warm.pop_back();
         }
+        while (n < want && !tepid.empty()) {
+            out[n++] = tepid.back();
+            tepid.pop_back();
+        }
         while (n < want && !cold.empty()) {
             out[n++] = cold.back();
             cold.pop_back();
@@ -285,29 +307,37 @@ struct stack_pool::impl {
         return n;
     }
 
-    // Returns free stacks to the shared lists: warm while there is room, the
-    // rest discarded (outside the lock: the stacks are still ours) and cold.
-    // Reorders in[].
+    // Returns free stacks to the shared lists: warm while there is room, then
+    // tepid while there is room, the rest cold; the tepid and cold ones are
+    // discarded outside the lock (the stacks are still ours). Tepid room is
+    // reserved under the lock before the discard, so that concurrent callers
+    // do not overfill the list. Reorders in[].
     void put_shared(entry* in, std::size_t n) {
-        std::size_t k;
+        std::size_t k, t;
         {
             lock_guard<spinlock> g(lock);
             k = std::min(n, opt.warm_max - warm.size());
             for (std::size_t i = 0; i < k; ++i) warm.push_back(in[i]);
+            t = std::min(n - k, opt.keep_top_max - std::min(opt.keep_top_max, tepid.size() + tepid_reserved));
+            tepid_reserved += t;
         }
         if (k == n) return;
-        discard(in + k, n - k);
+        discard_below_top(in + k, t);
+        discard(in + k + t, n - k - t);
         lock_guard<spinlock> g(lock);
-        // Cannot reallocate: capacity >= carved >= stacks on both lists.
-        for (std::size_t i = k; i < n; ++i) cold.push_back(in[i]);
+        tepid_reserved -= t;
+        // Cannot reallocate: capacity >= min(carved, keep_top_max) for tepid
+        // (the reservation above), >= carved >= stacks on the list for cold.
+        for (std::size_t i = k; i < k + t; ++i) tepid.push_back(in[i]);
+        for (std::size_t i = k + t; i < n; ++i) cold.push_back(in[i]);
     }
 };
 
 int stack_pool::impl::carve(entry* out, std::size_t want, std::size_t* got) {
     const std::size_t count = opt.slab_stacks;
     const std::size_t len = count * slot;
-    void* base = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
-                        -1, 0);
+    void* base =
+        ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
     if (base == MAP_FAILED) return errno == EAGAIN ? EAGAIN : ENOMEM;
     // MAP_STACK already implies no transparent huge pages since Linux 6.7; say
     // it explicitly for older kernels running THP "always", where one touched
@@ -320,6 +350,9 @@ int stack_pool::impl::carve(entry* out, std::size_t want, std::size_t* got) {
         // failure here leaves no trace.
         try {
             if (cold.capacity() < carved + count) cold.reserve(std::max(carved + count, 2 * cold.capacity()));
+            std::size_t const tepid_room = std::min(carved + count, opt.keep_top_max);
+            if (tepid.capacity() < tepid_room)
+                tepid.reserve(std::min(opt.keep_top_max, std::max(tepid_room, 2 * tepid.capacity())));
             slabs.push_back(slab{base, len});
         } catch (const std::bad_alloc&) {
             ::munmap(base, len);
@@ -363,12 +396,8 @@ stack_pool::stack_pool(std::size_t default_size, const stack_pool_options& optio
     case guard_policy::automatic:
         p.preferred = madvise_guard_supported() ? guard_kind::madvise_guard : guard_kind::mprotect;
         break;
-    case guard_policy::mprotect:
-        p.preferred = guard_kind::mprotect;
-        break;
-    case guard_policy::canary:
-        p.preferred = guard_kind::canary;
-        break;
+    case guard_policy::mprotect: p.preferred = guard_kind::mprotect; break;
+    case guard_policy::canary: p.preferred = guard_kind::canary; break;
     }
     p.warm.reserve(p.opt.warm_max);  // may throw bad_alloc: construction fails cleanly
 }

@@ -20,10 +20,10 @@ enum class guard_kind : std::uint8_t {
 };
 
 struct stack {
-    void* lo = nullptr;      // lowest usable byte (just above the guard)
-    std::size_t size = 0;    // usable bytes
+    void* lo = nullptr;    // lowest usable byte (just above the guard)
+    std::size_t size = 0;  // usable bytes
     guard_kind guard = guard_kind::mprotect;
-    bool pooled = false;     // came from the slab pool (default size) vs its own mapping
+    bool pooled = false;  // came from the slab pool (default size) vs its own mapping
     void* hi() const { return static_cast<char*>(lo) + size; }
 };
 
@@ -51,6 +51,12 @@ struct stack_pool_options {
     // put back on the shared list has its pages returned (MADV_DONTNEED), so a
     // spike of live threads does not pin its memory after it ends.
     std::size_t warm_max = 256;
+    // Of the free stacks beyond warm_max, how many keep their top page
+    // resident ("tepid": every page below it is returned). A thread's first
+    // touch is that page (its control block and first frames), so a thread
+    // that fits in it reuses a tepid stack without a page fault; a spike
+    // keeps at most one page per stack of this many. 0: none.
+    std::size_t keep_top_max = 0;
     guard_policy guard = guard_policy::automatic;
     // Most VMAs this pool may spend on mprotect guards (2 per guard); 0 = no
     // limit of its own. The process-wide budget (from vm.max_map_count) applies
@@ -63,7 +69,7 @@ class stack_pool;
 // Per-worker cache of warm default-size stacks. Touched only by its worker.
 struct stack_cache {
     stack_pool* pool = nullptr;
-    void* head = nullptr;      // free list threaded through the stacks' top words
+    void* head = nullptr;  // free list threaded through the stacks' top words
     std::size_t count = 0;
 };
 
@@ -163,7 +169,7 @@ bool stack_fault_is_overflow(const void* lo, const void* addr, const void* sp);
 // What the runtime tells the fault handler about the stack that faulted.
 struct overflow_info {
     std::uint64_t thread_id;
-    const char* thread_name;   // may be empty
+    const char* thread_name;  // may be empty
     std::size_t stack_size;
     const void* stack_lo = nullptr;  // lowest usable byte of its stack
 };

@@ -8,11 +8,13 @@
 
 #include "arch/context.hpp"
 #include "arch/fiber_sanitizer.hpp"
+#include "arch/thread_pointer.hpp"
 #include "core/dispatch.hpp"
 #include "core/profile.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
 #include "core/spawn.hpp"
+#include "core/thread_pointer.hpp"
 #include "core/timer.hpp"
 #include "core/wait.hpp"
 #include "sync/asymmetric_fence.hpp"
@@ -39,7 +41,45 @@ ult* current_ult() {
 
 void set_current_worker(worker* w) {
     tls_worker = w;
-    if (w != nullptr) w->eh_globals = abi::__cxa_get_globals();
+    if (w != nullptr) {
+        w->eh_globals = abi::__cxa_get_globals();
+        w->kernel_tp = arch::thread_pointer();
+    }
+}
+
+// --- Ults with their own thread pointer (core/thread_pointer.hpp) ----------
+
+void (*g_own_tp_exit)(ult*) = nullptr;
+
+namespace {
+// Out of line on purpose: the compiler may compute a thread_local's address
+// once per function, and these must reach the block made current just before.
+[[gnu::noinline]] void note_worker_in_current_block(worker* w) {
+    tls_worker = w;
+    asm volatile("" ::: "memory");
+}
+[[gnu::noinline]] void* eh_globals_in_current_block() { return abi::__cxa_get_globals(); }
+}  // namespace
+
+void switch_thread_pointer(worker* w, ult* to) {
+    arch::set_thread_pointer(to->tp != nullptr ? to->tp : w->kernel_tp);
+    note_worker_in_current_block(w);
+}
+
+void set_own_thread_pointer(void* tp) {
+    worker* w = tls_worker;
+    w->current->tp = tp;
+    arch::set_thread_pointer(tp != nullptr ? tp : w->kernel_tp);
+    note_worker_in_current_block(w);
+}
+
+void set_worker_thread_pointer(worker* w, void* tp) {
+    w->kernel_tp = tp;
+    arch::set_thread_pointer(tp);
+    note_worker_in_current_block(w);
+    // C++ exception state of the worker's own flows is now in this block.
+    w->eh_globals = eh_globals_in_current_block();
+    arch::set_thread_pointer(w->current->tp);
 }
 
 // Pops the next ult for w: its inbox (pinned ults), the inject queue (ults

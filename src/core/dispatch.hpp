@@ -18,6 +18,7 @@
 #include "core/profile.hpp"
 #include "core/runtime.hpp"
 #include "core/spawn.hpp"
+#include "core/thread_pointer.hpp"
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
 
@@ -75,6 +76,10 @@ inline constexpr std::size_t eh_bytes = 2 * sizeof(void*);
     to->suspended.store(0, memory_order_relaxed);
     w->current = to;
     w->prev = from;
+    // Thread-local storage follows a ult that has its own (core/thread_pointer.hpp):
+    // for ults without, as all of weft's own programs, one test of two loads.
+    if ((reinterpret_cast<std::uintptr_t>(from->tp) | reinterpret_cast<std::uintptr_t>(to->tp)) != 0) [[unlikely]]
+        switch_thread_pointer(w, to);
     w->switches.store(w->switches.load(memory_order_relaxed) + 1, memory_order_relaxed);
     if (g_measure) profile_switch(w, from, to);
     // C++ exception state is per kernel thread; carry it with the ult.

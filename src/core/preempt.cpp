@@ -1,6 +1,6 @@
 // weft::detail — preemption by the runtime, for weft's allocator (src/mem).
 //
-// Seed 000's space-efficient scheduler stops a thread at two allocation-driven
+// Narlikar & Blelloch's space-efficient scheduler stops a thread at two allocation-driven
 // points: when it has allocated more than its memory quota K since it was last
 // scheduled (preempt), and before an allocation larger than K, which it delays
 // behind about size/K dummy threads forked as a binary tree (run_dummies). The

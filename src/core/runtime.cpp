@@ -16,10 +16,10 @@
 #include "core/keys.hpp"
 #include "core/outside.hpp"
 #include "core/profile.hpp"
+#include "core/spawn.hpp"
 #include "core/stats.hpp"
 #include "core/timer.hpp"
 #include "core/tunables.hpp"
-#include "core/spawn.hpp"
 #include "core/wait.hpp"
 #include "sync/asymmetric_fence.hpp"
 
@@ -102,8 +102,9 @@ int start_runtime(const weft_config_t* cfg, ult* adopt = nullptr) {
 
     if (!s.trace_path.empty()) {
         if (int rc = trace_open(s.trace_path.c_str()); rc != 0) {
-            std::fprintf(stderr, "weft: WEFT_TRACE='%s' is invalid: expected a file this process can create or "
-                                 "truncate (opening it failed: %s)\n",
+            std::fprintf(stderr,
+                         "weft: WEFT_TRACE='%s' is invalid: expected a file this process can create or "
+                         "truncate (opening it failed: %s)\n",
                          s.trace_path.c_str(), std::strerror(rc));
             return EINVAL;
         }
@@ -120,7 +121,9 @@ int start_runtime(const weft_config_t* cfg, ult* adopt = nullptr) {
     rt->policy_state = rt->policy->create(s.workers);
     rt->nworkers = s.workers;
     rt->active.store(s.workers, memory_order_relaxed);
-    rt->stacks = std::make_unique<arch::stack_pool>(s.stack_size);
+    arch::stack_pool_options stack_options;
+    stack_options.keep_top_max = tun::stack_keep_top_max;
+    rt->stacks = std::make_unique<arch::stack_pool>(s.stack_size, stack_options);
     rt->timers = std::make_unique<timer_heap>();
     for (int i = 0; i < s.workers; ++i) {
         auto w = std::make_unique<worker>();
@@ -245,8 +248,7 @@ worker* ensure_runtime() {
     std::lock_guard<std::mutex> g(init_mutex);
     if (g_rt == nullptr) {
         if (int rc = start_runtime(nullptr); rc != 0) {
-            std::fprintf(stderr, "weft: the runtime could not start (error %d: %s); exiting\n", rc,
-                         std::strerror(rc));
+            std::fprintf(stderr, "weft: the runtime could not start (error %d: %s); exiting\n", rc, std::strerror(rc));
             std::exit(2);
         }
     }

@@ -33,6 +33,7 @@ void detach_claimed(ult* t);
         wait_for_other_ults();
         std::exit(0);
     }
+    if (self->tp != nullptr) g_own_tp_exit(self);
     exit_inline(current_worker());
 }
 

@@ -102,6 +102,17 @@ static_assert(max_workers <= hunger_word::count_mask, "max_workers must fit the 
 // Blelloch ask). Mapped lazily: a thread that uses 2 KiB costs one or two
 // touched pages, not 64 KiB. See docs/design/stacks-and-context.md.
 inline constexpr std::size_t default_stack_size = 64 * 1024;
+// Free default-size stacks that keep their top page resident when they go
+// back to the shared pool (arch::stack_pool_options::keep_top_max): a thread
+// whose stack use fits in one page (its control block and first frames) then
+// reuses a stack without a page fault, so creating a million threads with a
+// hundred thousand live does not fault a page in again for every thread of
+// every batch. The cost is at most this many pages kept after the threads
+// end (512 MiB with 4 KiB pages, and only after so many were live at once);
+// the pages below the top are returned, so a spike of deep stacks keeps one
+// page per stack, not its depth. Sized for issue 27's 100,000 live threads
+// with room to spare.
+inline constexpr std::size_t stack_keep_top_max = std::size_t(1) << 17;
 // Upper bound accepted for a stack size, bytes (WEFT_STACK_SIZE, attributes).
 // Guess: a larger request is almost certainly a unit mistake.
 inline constexpr std::size_t max_stack_size = std::size_t(1) << 30;

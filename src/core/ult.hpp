@@ -66,6 +66,12 @@ struct ult {
     // stack, uncaught count): they are per kernel thread, so a ult that blocks
     // inside a catch block must take its own with it.
     void* eh_state[2] = {nullptr, nullptr};
+    // The thread pointer of the ult's own thread-local storage block
+    // (arch/thread_pointer.hpp), or null: it runs with its worker's. Given by
+    // libweft-pthread (src/shim/tls_block.cpp) to the threads it creates; the
+    // switch writes the thread pointer only when this differs between the two
+    // ults (core/dispatch.hpp).
+    void* tp = nullptr;
     ult_kind kind = ult_kind::regular;
     bool own_stack = false;  // the control block is heap-allocated (main, idle)
     bool started = false;    // handed to the scheduler (create_inplace threads start later)

@@ -42,6 +42,7 @@ struct alignas(64) worker {
     ult* handoff = nullptr;            // the idle ult switches to it next (switch_to)
     bool in_handoff = false;           // the idle ult is in run_post_switch's handoff loop
     void* eh_globals = nullptr;        // this kernel thread's __cxa_eh_globals
+    void* kernel_tp = nullptr;         // thread pointer for its ults without one of their own (ult::tp)
     arch::stack_cache stacks;
     handle_cache handles;              // free thread-handle slots
     std::uint64_t id_next = 0;         // ids handed out in blocks, no shared counter

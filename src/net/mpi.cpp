@@ -52,11 +52,14 @@
 //      kCopyMax bytes from a copy, and the send returns; above, from the
 //      caller's buffer (no copy), and the thread waits for that send.
 // A data frame at the destination (progress):
-//   4. taken from the ring, decoded; a bulk frame posts the receive of its
-//      payload (MPI_Irecv from its sender, bulk tag), and its peer's later
-//      frames wait behind it until the payload is in (a peer's frames are
-//      acted on in the order it sent them). Its credit is owed back from here
-//      on. If its peer's backlog has no frame for the port, port_try_put; a
+//   4. taken from the ring, decoded; a bulk frame's payload is received
+//      from its sender on the bulk tag: straight into the buffer of a
+//      receiver waiting on its port (claimed, port_claim) once MPI has the
+//      payload (receive_direct), else into a staging buffer (MPI_Irecv at
+//      once); its peer's later frames wait behind it until the payload is in
+//      (a peer's frames are acted on in the order it sent them). Its credit
+//      is owed back from here on. If its peer's backlog has no frame for the
+//      port, port_try_put; a
 //      full port (EAGAIN) puts a copy of the message in the backlog and holds
 //      the port (a hold frame to the peer, posted before the credit owed
 //      back: the hold reaches the peer first). The peer's delivery thread
@@ -134,6 +137,12 @@ constexpr int kRecvBatch = 16;
 // many (step()). Guess: a few hundred ns apart, against credit that a peer
 // waits for for a round trip anyway.
 constexpr unsigned kWaitingSideEvery = 8;
+// How long a receiver claimed for a long message's payload waits for MPI to
+// have that payload (its sender posts it right after the header) before the
+// payload goes through a staging buffer instead; the claimed receiver's
+// deadline does not end its wait meanwhile. Guess: well above the
+// microseconds between a sender's two posts, well below a timeout anyone sets.
+constexpr std::int64_t kClaimWaitNs = 50'000;
 // The delivery thread's retry of a full port: first and longest sleep, ns.
 constexpr std::int64_t kRetryFirstNs = 20'000;
 constexpr std::int64_t kRetryMaxNs = 1'000'000;
@@ -256,7 +265,11 @@ struct incoming {
     decoded_frame f;                     // its payload points into bytes or body
     unsigned char* bytes = nullptr;      // malloc'd copy of a frame with its payload inline
     unsigned char* body = nullptr;       // malloc'd bulk payload
+    std::size_t body_cap = 0;            // its size
     MPI_Request bulk = MPI_REQUEST_NULL; // the bulk's receive, until it completes
+    rx_waiter* claimed = nullptr;        // the receiver whose buffer the bulk is received into
+    void* into = nullptr;                // that buffer
+    std::int64_t give_up_ns = 0;         // claimed, payload not yet in MPI: when to stage it instead
 };
 
 struct alignas(64) peer {
@@ -334,6 +347,7 @@ class mpi_transport final : public transport {
 public:
     ~mpi_transport() override {
         cancel_ring();
+        std::free(spare_body_);
         if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
         if (!we_init_) return;
         // Open MPI 4.1's MPI_Finalize ends with a fence over every rank of the
@@ -915,17 +929,33 @@ private:
     // `waiting` (a ult polls for its message, core/progress.hpp): one frame,
     // and the step ends after it; the sends and control frames only every
     // kWaitingSideEvery-th such step (a ult polls in a tight loop).
+    // A step that wakes the thread of a long send takes no frame: that thread
+    // mostly receives next, and the reply it waits for, whose header often
+    // comes right behind the send's completion, then finds it waiting (and
+    // goes straight into its buffer: receive_direct) instead of staged. The
+    // sends are tested twice: MPI_Testsome makes progress only after finding
+    // nothing complete, and that progress may have taken both the send's
+    // completion and the reply's header.
     bool step(bool waiting = false) {
         mpi_guard g(*this);
-        bool did = receive(waiting ? 1 : kRecvBatch);
+        bool did = false;
+        if (!waiting) {
+            bool woke = false;
+            did = complete_sends(&woke);
+            if (woke) return flush_control() || did;
+        }
+        did |= receive(waiting ? 1 : kRecvBatch);
         did |= complete_bulks();
         if (waiting && (did || ++waiting_steps_ % kWaitingSideEvery != 0)) return did;
-        did |= complete_sends();
+        if (waiting) did |= complete_sends(nullptr);
         did |= flush_control();
         return did;
     }
 
-    bool complete_sends() {
+    // Completes the posted sends MPI has finished; *woke (if given): whether
+    // one of them had a waiting thread, and the sends are tested twice when
+    // the first test finds none.
+    bool complete_sends(bool* woke) {
         pend_lock_.lock();
         if (send_reqs_.empty()) {
             pend_lock_.unlock();
@@ -938,6 +968,8 @@ private:
         tested_.assign(send_reqs_.begin(), send_reqs_.begin() + long(n));
         pend_lock_.unlock();
         int rc = MPI_Testsome(int(n), tested_.data(), &outcount, done_idx_.data(), MPI_STATUSES_IGNORE);
+        if (rc == MPI_SUCCESS && outcount == 0 && woke != nullptr)  // again, after the progress it made (step)
+            rc = MPI_Testsome(int(n), tested_.data(), &outcount, done_idx_.data(), MPI_STATUSES_IGNORE);
         if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) report_mpi_error("MPI_Testsome (sends)", -1, rc);
         if (outcount <= 0 || outcount == MPI_UNDEFINED) return false;
         pend_lock_.lock();
@@ -958,6 +990,7 @@ private:
         sends_.resize(keep);
         pend_lock_.unlock();
         for (completion* c : woken) c->complete(0, 0);
+        if (woke != nullptr) *woke = !woken.empty();
         return true;
     }
 
@@ -1046,36 +1079,164 @@ private:
             handle(p, source, f);
             return;
         }
-        auto* in = new (std::nothrow) incoming;
-        std::size_t bytes_needed = f.bulk ? f.payload_len : n;
-        auto* copy = static_cast<unsigned char*>(std::malloc(bytes_needed));
-        if (in == nullptr || copy == nullptr) {
-            // A bulk must be received (the peer's next ones would take its
-            // place), and a frame behind one must wait: nothing else can.
-            std::fprintf(stderr, "weft: mpi transport: out of memory for a %zu-byte message from node %d\n",
-                         bytes_needed, source);
-            std::abort();
-        }
-        if (f.bulk) {
-            in->body = copy;
-            f.payload = copy;
-            int rc = MPI_Irecv(copy, int(f.payload_len), MPI_BYTE, source, kTagBulk, comm_, &in->bulk);
-            if (rc != MPI_SUCCESS) {
-                report_mpi_error("MPI_Irecv (a bulk payload)", source, rc);
-                in->bulk = MPI_REQUEST_NULL;
-                f.payload_len = 0;  // delivered empty rather than never: the peer's frames after it go on
-                f.payload = nullptr;
-            }
-        } else {
-            std::memcpy(copy, bytes, n);
-            in->bytes = copy;
-            if (f.payload != nullptr) f.payload = copy + kWireHeaderBytes;
-        }
+        if (f.bulk) settle_claim(p, source);
+        if (f.bulk && p.in_head == nullptr && receive_direct(p, source, f)) return;
+        incoming* in = new_incoming(f.bulk ? 0 : n, source);
         in->f = f;
+        if (f.bulk) {
+            post_staging(in, source);
+        } else {
+            std::memcpy(in->bytes, bytes, n);
+            if (f.payload != nullptr) in->f.payload = in->bytes + kWireHeaderBytes;
+        }
         if (p.in_tail != nullptr) p.in_tail->next = in;
         else p.in_head = in;
         p.in_tail = in;
         ++incoming_;
+    }
+
+    // An incoming with room for a frame of n bytes (none when n is 0).
+    static incoming* new_incoming(std::size_t n, int source) {
+        auto* in = new (std::nothrow) incoming;
+        if (in != nullptr && n != 0) in->bytes = static_cast<unsigned char*>(std::malloc(n));
+        if (in == nullptr || (n != 0 && in->bytes == nullptr)) out_of_memory(n, source);
+        return in;
+    }
+
+    // A bulk must be received (the peer's next ones would take its place), and
+    // a frame behind one must wait: nothing else can.
+    [[noreturn]] static void out_of_memory(std::size_t n, int source) {
+        std::fprintf(stderr, "weft: mpi transport: out of memory for a %zu-byte message from node %d\n", n, source);
+        std::abort();
+    }
+
+    // A staging buffer whose payload was put: kept as the spare if it is the
+    // largest yet and at most kWindowBytes, else freed. A long payload's
+    // malloc gets fresh pages from the kernel (glibc maps, or gives back and
+    // takes again, a block that large), so a buffer freed after every message
+    // costs a page fault per 4 KiB at the next one's receive (counted by perf
+    // stat in 1 MiB ping-pongs: 44-165 faults per message received).
+    void keep_or_free(unsigned char* body, std::size_t cap) {
+        if (body == nullptr) return;
+        if (cap > spare_cap_ && cap <= kWindowBytes) {
+            std::free(spare_body_);
+            spare_body_ = body;
+            spare_cap_ = cap;
+        } else {
+            std::free(body);
+        }
+    }
+
+    // Posts the receive of in's bulk payload into a staging buffer (the spare
+    // when it is large enough).
+    void post_staging(incoming* in, int source) {
+        std::size_t len = in->f.payload_len;
+        if (spare_body_ != nullptr && spare_cap_ >= len) {
+            in->body = spare_body_;
+            in->body_cap = spare_cap_;
+            spare_body_ = nullptr;
+            spare_cap_ = 0;
+        } else {
+            in->body = static_cast<unsigned char*>(std::malloc(len));
+            if (in->body == nullptr) out_of_memory(len, source);
+            in->body_cap = len;
+        }
+        in->f.payload = in->body;
+        int rc = MPI_Irecv(in->body, int(len), MPI_BYTE, source, kTagBulk, comm_, &in->bulk);
+        if (rc != MPI_SUCCESS) {
+            report_mpi_error("MPI_Irecv (a bulk payload)", source, rc);
+            in->bulk = MPI_REQUEST_NULL;
+            in->f.payload_len = 0;  // delivered empty rather than never: the peer's frames after it go on
+            in->f.payload = nullptr;
+        }
+    }
+
+    // A bulk whose port's receiver waits: its payload is received straight
+    // into that receiver's buffer (no staging copy). The receiver is claimed
+    // (port_claim), and the payload's receive posted once MPI has the payload
+    // (start_direct): then the receive needs nothing more from the sender
+    // (over shared memory with CMA it copies the sender's buffer inside
+    // MPI_Imrecv), so the claimed receiver, whose deadline no longer ends its
+    // wait, waits for a transfer only. True if it went so: handed over now,
+    // or as the peer's first incoming, which complete_bulks finishes (or, once
+    // kClaimWaitNs passed with no payload in MPI, releases to the staging path).
+    bool receive_direct(peer& p, int source, const decoded_frame& f) {
+        weft_port_id_t to{f.h.dst_node, f.h.dst_index, f.h.dst_gen, 0};
+        spinlock_ref l(p.lock);
+        l.lock();
+        bool queued = backlog_has(p, slot_key(to.index, to.gen));  // its frames before it go first
+        l.unlock();
+        if (queued) return false;
+        void* dst = nullptr;
+        rx_waiter* w = port_claim(*j_, to, header_of(f), f.payload_len, &dst);
+        if (w == nullptr) return false;
+        incoming* in = new_incoming(0, source);
+        in->f = f;
+        in->claimed = w;
+        in->into = dst;
+        int started = start_direct(in, source);
+        if (started == 1) {
+            hand_over(p, in);
+            return true;
+        }
+        if (started < 0) in->give_up_ns = monotonic_ns() + kClaimWaitNs;
+        p.in_head = p.in_tail = in;
+        ++incoming_;
+        return true;
+    }
+
+    // The receive of a claimed receiver's payload, if MPI has it: MPI_Improbe
+    // from its sender on the bulk tag matches the payload of the sender's
+    // oldest header whose payload is not received (this one: its earlier ones'
+    // receives are posted), and MPI_Imrecv takes it into the receiver's
+    // buffer. 1: the payload is in; 0: its receive is posted (in->bulk); -1:
+    // MPI has no payload from that sender yet.
+    int start_direct(incoming* in, int source) {
+        int flag = 0;
+        MPI_Message msg = MPI_MESSAGE_NULL;
+        int rc = MPI_Improbe(source, kTagBulk, comm_, &flag, &msg, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) report_mpi_error("MPI_Improbe (a bulk payload)", source, rc);
+        if (rc != MPI_SUCCESS || !flag) return -1;
+        in->give_up_ns = 0;
+        rc = MPI_Imrecv(in->into, int(in->f.payload_len), MPI_BYTE, &msg, &in->bulk);
+        if (rc != MPI_SUCCESS) {
+            report_mpi_error("MPI_Imrecv (a bulk payload)", source, rc);
+            in->bulk = MPI_REQUEST_NULL;
+            in->f.payload_len = 0;  // delivered empty rather than never, as a failed staging receive
+            return 1;
+        }
+        rc = MPI_Test(&in->bulk, &flag, MPI_STATUS_IGNORE);
+        return rc == MPI_SUCCESS && flag ? 1 : 0;  // an error is reported by complete_bulks' test
+    }
+
+    // Before a peer's next bulk posts its receive: MPI matches a sender's
+    // bulks to the receives in the order they are posted, so a claim at the
+    // head of its in list whose payload MPI did not have yet must post its
+    // receive first: into the receiver's buffer if MPI has the payload now,
+    // else into a staging buffer.
+    void settle_claim(peer& p, int source) {
+        incoming* in = p.in_head;
+        if (in == nullptr || in->give_up_ns == 0) return;
+        if (start_direct(in, source) < 0) stage_claimed(in, source);
+    }
+
+    // A claim given up before its payload's receive was posted: the receiver
+    // looks at its port again, and the payload is staged.
+    void stage_claimed(incoming* in, int source) {
+        in->give_up_ns = 0;
+        port_release(in->claimed);
+        in->claimed = nullptr;
+        post_staging(in, source);
+    }
+
+    // A claimed receiver's payload is in its buffer: its credit is owed back,
+    // and the receiver gets the message (in is freed).
+    void hand_over(peer& p, incoming* in) {
+        const wire_header& h = in->f.h;
+        owe_back(p, in->f.payload_len);
+        port_hand_over(in->claimed, weft_port_id_t{h.dst_node, h.dst_index, h.dst_gen, 0}, header_of(in->f),
+                       in->f.payload_len);
+        delete in;
     }
 
     // Acts on the frames that waited for a bulk, each peer's in order, up to
@@ -1086,6 +1247,10 @@ private:
         for (int r = 0; r < size_; ++r) {
             peer& p = peers_[r];
             while (incoming* in = p.in_head) {
+                if (in->give_up_ns != 0 && start_direct(in, r) < 0) {  // claimed, its payload not yet in MPI
+                    if (monotonic_ns() < in->give_up_ns) break;
+                    stage_claimed(in, r);
+                }
                 if (in->bulk != MPI_REQUEST_NULL) {
                     int flag = 0;
                     int rc = MPI_Test(&in->bulk, &flag, MPI_STATUS_IGNORE);
@@ -1101,11 +1266,15 @@ private:
                 p.in_head = in->next;
                 if (p.in_head == nullptr) p.in_tail = nullptr;
                 --incoming_;
+                did = true;
+                if (in->claimed != nullptr) {
+                    hand_over(p, in);
+                    continue;
+                }
                 handle(p, r, in->f);
                 std::free(in->bytes);
-                std::free(in->body);
+                keep_or_free(in->body, in->body_cap);
                 delete in;
-                did = true;
             }
         }
         return did;
@@ -1244,16 +1413,12 @@ private:
     // credit is owed back from here on.
     void deliver(peer& p, int source, const decoded_frame& f) {
         weft_port_id_t to{f.h.dst_node, f.h.dst_index, f.h.dst_gen, 0};
-        msg_header mh;
-        mh.tag = f.h.tag;
-        mh.source = f.h.src_node;
-        mh.sent_ns = f.h.sent_ns;
+        msg_header mh = header_of(f);
         std::uint64_t key = slot_key(to.index, to.gen);
         spinlock_ref l(p.lock);
         l.lock();
         bool queued = backlog_has(p, key);  // its frames before it go first
-        p.ret_msgs += 1;
-        p.ret_bytes += charge_of(f.payload_len);
+        owe_back_locked(p, f.payload_len);
         l.unlock();
         if (!queued) {
             int rc = port_try_put(*j_, to, mh, f.payload, f.payload_len);
@@ -1287,6 +1452,26 @@ private:
         // (flush_control): the peer holds the port before it may send more.
         if (hold) queue_port_ctl(source, frame_kind::hold, s->to);
         if (w != nullptr) wake(w);
+    }
+
+    static msg_header header_of(const decoded_frame& f) {
+        msg_header mh;
+        mh.tag = f.h.tag;
+        mh.source = f.h.src_node;
+        mh.sent_ns = f.h.sent_ns;
+        return mh;
+    }
+
+    // A data frame taken from MPI: its credit is owed back to its sender (p.lock held).
+    static void owe_back_locked(peer& p, std::uint64_t len) {
+        p.ret_msgs += 1;
+        p.ret_bytes += charge_of(len);
+    }
+    static void owe_back(peer& p, std::uint64_t len) {
+        spinlock_ref l(p.lock);
+        l.lock();
+        owe_back_locked(p, len);
+        l.unlock();
     }
 
     // p.lock held.
@@ -1461,6 +1646,8 @@ private:
     std::size_t ring_head_ = 0;          // the oldest receive of the ring
     std::size_t incoming_ = 0;           // frames waiting in the peers' in lists
     unsigned waiting_steps_ = 0;         // progress only: steps of a polling ult
+    unsigned char* spare_body_ = nullptr;  // progress only: a staging buffer for the next bulk (keep_or_free)
+    std::size_t spare_cap_ = 0;
 
     spinlock ctl_lock_;  // control frames for the next step
     std::vector<ctl_frame> ctl_;

@@ -13,7 +13,9 @@
 //                     One port: its record's `linked` is guarded by the port's
 //                     lock, which is its wait lock, and a sender may copy a
 //                     message straight into its buffer (the hand-off: one copy,
-//                     no allocation). Several ports: `linked` is guarded by the
+//                     no allocation), or a transport claim it and have its
+//                     bytes land there (port_claim, port_hand_over). Several
+//                     ports: `linked` is guarded by the
 //                     waiter's own selector lock; a sender claims it under that
 //                     lock (lock order: port, then selector), and the waiter
 //                     takes its other links back after it wakes.
@@ -149,6 +151,15 @@ rx_waiter* claim_receiver(port* p) {
     return nullptr;
 }
 
+// Whether a message of len bytes goes straight to p's oldest receiver (p's
+// lock held): it waits on this port alone with room for it, nothing is queued
+// before the message, and the message is ready.
+bool hand_off_now(port* p, const msg_header& h, std::size_t len) {
+    std::int64_t now = 0;
+    rx_link* front = p->rx_head;
+    return p->count == 0 && front != nullptr && !front->w->any && len <= front->w->cap && ready(h, &now);
+}
+
 // Tells a claimed receiver, outside the port's lock: a wake-up, or for a
 // polling one its flag.
 void rouse(rx_waiter* w) {
@@ -246,6 +257,16 @@ void link_receiver(port* p, rx_waiter& w, rx_link& l, void* buf, std::size_t cap
 // poll_before_wait's test for a polling one-port receiver: claimed.
 bool roused(void* ctx) { return static_cast<rx_waiter*>(ctx)->roused.load(memory_order_acquire); }
 
+// A claimed polling receiver waits for its claimer to finish: a put's copy,
+// or a transport's receive of the bytes (port_claim), which may need this
+// worker's own progress polls: so it polls, and lets the worker's other
+// threads run, instead of spinning.
+void await_rouse(rx_waiter& w) {
+    while (!w.roused.load(memory_order_acquire)) {
+        if (!poll_before_wait(&roused, &w) && !w.roused.load(memory_order_acquire)) weft_thread_yield();
+    }
+}
+
 // poll_before_wait's test for the ports a several-port receiver waits on: a
 // message (or the port's close) in any of them.
 struct stir_watch {
@@ -334,7 +355,7 @@ int recv_one(job& j, port* p, const weft_port_id_t& id, void* buf, std::size_t c
                 if (!claimed) rx_remove(p, &l);
                 lk.unlock();
                 if (claimed) {
-                    while (!w.roused.load(memory_order_acquire)) cpu_relax();  // its claimer is finishing
+                    await_rouse(w);
                     if (w.handed) {
                         *st = w.st;
                         return 0;
@@ -675,19 +696,15 @@ int put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, 
             free_message(m);
             return EMSGSIZE;
         }
-        std::int64_t now = 0;
-        rx_link* front = p->rx_head;
-        if (p->count == 0 && front != nullptr && !front->w->any && len <= front->w->cap && ready(h, &now)) {
+        if (hand_off_now(p, h, len)) {
             // The hand-off: the oldest receiver waits on this port alone and
             // nothing is queued before us. Claimed under the lock (so neither
             // its timer nor another sender can), filled after it.
             rx_waiter* w = claim_receiver(p);
             lk.unlock();
             if (len != 0) std::memcpy(w->buf, m != nullptr ? m->bytes() : buf, len);
-            fill_status(&w->st, to, h, len);
-            w->handed = true;
             free_message(m);
-            rouse(w);
+            port_hand_over(w, to, h, len);
             return 0;
         }
         if (p->count >= p->max_msgs || p->bytes + len > p->max_bytes) {
@@ -736,6 +753,29 @@ int port_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* 
 
 int port_try_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, std::size_t len) {
     return put(j, to, h, buf, len, true);
+}
+
+rx_waiter* port_claim(job& j, const weft_port_id_t& to, const msg_header& h, std::size_t len, void** buf) {
+    port* p = find(j, to);
+    if (p == nullptr || p->rx_waiting.load(memory_order_relaxed) == 0) return nullptr;
+    spinlock_ref lk(p->lock);
+    lk.lock();
+    rx_waiter* w = nullptr;
+    if (live(p, to) && !p->closed && len <= p->max_bytes && hand_off_now(p, h, len)) w = claim_receiver(p);
+    lk.unlock();
+    if (w != nullptr) *buf = w->buf;
+    return w;
+}
+
+void port_hand_over(rx_waiter* w, const weft_port_id_t& to, const msg_header& h, std::size_t len) {
+    fill_status(&w->st, to, h, len);
+    w->handed = true;
+    rouse(w);
+}
+
+void port_release(rx_waiter* w) {
+    w->rec.result = 0;
+    rouse(w);
 }
 
 int port_info(job& j, const weft_port_id_t& id, std::size_t* max_bytes) {

@@ -36,6 +36,7 @@ inline constexpr std::uint32_t kMaxChunks = 4096;                      // 2^20 p
 inline constexpr std::uint32_t kMaxNodes = 1024;                       // 32 KiB of chunk pointers each
 
 struct rx_link;
+struct rx_waiter;
 
 struct alignas(64) port {
     // --- Guarded by `lock` -----------------------------------------------------
@@ -113,6 +114,19 @@ bool bad_timeout(std::int64_t timeout_ns);
 // runs on a worker's scheduling loop, which must not block.
 [[nodiscard]] int port_try_put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf,
                                std::size_t len);
+// A transport's hand-off in two steps, for a message whose bytes arrive after
+// its header (the mpi transport's long messages, received by MPI straight
+// into the receiver's buffer): port_claim takes the receiver that port_put
+// would hand a message of len bytes to now (the oldest one, waiting on `to`
+// alone with room for len, nothing queued, the message ready) and returns it
+// with its buffer in *buf, or null (put the message as usual). Nothing else
+// can take a claimed receiver, and its deadline does not end its wait: the
+// claimer must end the claim soon, with port_hand_over once the len bytes are
+// in *buf, or with port_release (the receiver looks at its port again).
+[[nodiscard]] rx_waiter* port_claim(job& j, const weft_port_id_t& to, const msg_header& h, std::size_t len,
+                                    void** buf);
+void port_hand_over(rx_waiter* w, const weft_port_id_t& to, const msg_header& h, std::size_t len);
+void port_release(rx_waiter* w);
 // 0 and the port's max_bytes if `id` names a live port of this process; else ENOENT.
 [[nodiscard]] int port_info(job& j, const weft_port_id_t& id, std::size_t* max_bytes);
 // try_only: EAGAIN instead of waiting. timeout_ns: WEFT_NET_FOREVER (< 0) or a limit.

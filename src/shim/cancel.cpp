@@ -28,6 +28,7 @@
 #include "core/wait.hpp"
 #include "core/worker.hpp"
 #include "shim/shim.hpp"
+#include "shim/tls_block.hpp"
 
 namespace weft::shim {
 namespace {
@@ -81,11 +82,18 @@ __pthread_unwind_buf_t*& prev_of(__pthread_unwind_buf_t* buf) {
     return reinterpret_cast<__pthread_unwind_buf_t*&>(buf->__pad[0]);
 }
 
+// The end of an exiting or cancelled weft thread once its handlers have run:
+// its thread_local destructors, then weft's end (key destructors).
+[[noreturn]] void end_weft_thread(void* retval) {
+    run_thread_local_destructors();
+    weft_thread_exit(retval);
+}
+
 // Runs the innermost handler left (jumping into its pushing frame), or ends
 // the thread when none is left.
 [[noreturn]] void unwind_from(cancel_state* s) {
     __pthread_unwind_buf_t* buf = s->cleanup;
-    if (buf == nullptr) weft_thread_exit(s->exit_value);
+    if (buf == nullptr) end_weft_thread(s->exit_value);
     s->cleanup = prev_of(buf);
     // The macro saved the buffer with __sigsetjmp(buf, 0): the common prefix
     // of a jmp_buf, with no signal mask to restore.
@@ -110,7 +118,7 @@ cancel_point::~cancel_point() {
 
 void exit_running_cleanup(void* retval) {
     cancel_state* s = mine(false);
-    if (s == nullptr || s->cleanup == nullptr) weft_thread_exit(retval);
+    if (s == nullptr || s->cleanup == nullptr) end_weft_thread(retval);
     s->exit_value = retval;
     unwind_from(s);
 }
@@ -187,7 +195,7 @@ void __pthread_unregister_cancel_restore(__pthread_unwind_buf_t* buf) {
 void __pthread_unwind_next(__pthread_unwind_buf_t* buf) {
     if (!on_weft_thread()) real::__pthread_unwind_next(buf);
     cancel_state* s = mine(false);
-    if (s == nullptr) weft_thread_exit(nullptr);  // not reached: only an unwinding thread gets here
+    if (s == nullptr) end_weft_thread(nullptr);  // not reached: only an unwinding thread gets here
     unwind_from(s);
 }
 

@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "shim/shim.hpp"
+#include "shim/tls_block.hpp"
 
 namespace weft::shim {
 
@@ -32,6 +33,7 @@ __attribute__((constructor)) void start_weft_under_shim() {
                      std::strerror(rc));
         std::exit(2);
     }
+    start_tls_blocks();
     g_ready.store(1, std::memory_order_release);
 }
 

@@ -18,6 +18,7 @@
 #include "shim/attr.hpp"
 #include "shim/kernel_threads.hpp"
 #include "shim/shim.hpp"
+#include "shim/tls_block.hpp"
 #include "shim/tls_check.hpp"
 
 using namespace weft::shim;
@@ -115,9 +116,11 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(vo
     }
     report_shared_tls_once();  // only a program with a second thread shares anything
     errno_keeper keep;  // the policy may run the child first (ws)
+    if (int rc = give_tls_block(&fn, &arg); rc != 0) return rc;
     weft_thread_t h;
     int rc = weft_thread_create(&h, &wa, fn, arg);
     if (rc == 0) *thread = reinterpret_cast<pthread_t>(h);
+    else drop_tls_block(fn, arg);
     return rc;
 }
 
@@ -147,7 +150,7 @@ void pthread_exit(void* retval) {
     // A kernel thread that is not a weft thread (created before the shim, or
     // by another library's raw clone) ends as glibc ends it.
     if (!on_weft_thread()) real::pthread_exit(retval);
-    exit_running_cleanup(retval);
+    exit_running_cleanup(retval);  // then thread_local destructors (cancel.cpp)
 }
 
 pthread_t pthread_self(void) {

@@ -1,6 +1,8 @@
 // Detection of thread-local storage weft threads would share (tls_check.hpp).
 #include "shim/tls_check.hpp"
 
+#include "shim/tls_block.hpp"
+
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
@@ -38,9 +40,9 @@ int report_one(struct dl_phdr_info* info, size_t, void*) {
         if (is_runtime_module(name)) return 0;
         std::fprintf(stderr,
                      "weft-pthread: warning: %s has %zu bytes of thread-local storage (__thread, thread_local); "
-                     "weft threads that run on one worker share it, unlike glibc's threads (docs/shim.md, "
-                     "\"Thread-local storage\")\n",
-                     name, static_cast<size_t>(ph.p_memsz));
+                     "weft threads that run on one worker share it, unlike glibc's threads, because %s "
+                     "(docs/shim.md, \"Thread-local storage\")\n",
+                     name, static_cast<size_t>(ph.p_memsz), tls_blocks_unavailable());
         return 0;
     }
     return 0;
@@ -51,6 +53,7 @@ int report_one(struct dl_phdr_info* info, size_t, void*) {
 void report_shared_tls_once() {
     static std::atomic<bool> reported{false};
     if (reported.load(std::memory_order_relaxed) || reported.exchange(true, std::memory_order_relaxed)) return;
+    if (tls_blocks_unavailable() == nullptr) return;  // every thread has its own block: nothing is shared
     dl_iterate_phdr(&report_one, nullptr);
     // errno: the shim keeps each weft thread's value across its calls, but
     // compiled code may keep errno's address (glibc declares __errno_location

@@ -15,6 +15,7 @@
 // Nothing here depends on timing: every wait is for a message or an error,
 // and the bounds checked are counts.
 #include <mpi.h>
+#include <sys/resource.h>
 
 #include <cerrno>
 #include <cstdarg>
@@ -309,6 +310,79 @@ void case_large() {
     CHECK_RC(weft_net_port_destroy(p), 0);
 }
 
+// --- a long message into a waiting receiver -------------------------------------------
+// A long message whose receiver already waits is received by MPI straight into
+// that receiver's buffer: the receiving rank allocates no staging buffer of its
+// size, so its resident memory grows by much less than the message (a staging
+// buffer would add all 32 MiB: every page of it is written). Rank 1 links its
+// receiver first (with one worker the main thread runs again only once the
+// receiving thread has blocked), then tells rank 0 to send. With more workers
+// the receiver may not be waiting yet when the header comes: only the message
+// is checked then.
+constexpr std::size_t kHuge = std::size_t(32) << 20;
+
+struct huge_recv {
+    weft_port_id_t port;
+    unsigned char* buf;
+    weft_net_status_t st;
+    int rc;
+};
+
+void* huge_receiver(void* a) {
+    auto* h = static_cast<huge_recv*>(a);
+    h->rc = weft_net_recv(h->port, h->buf, kHuge, &h->st, WEFT_NET_FOREVER);
+    return nullptr;
+}
+
+long max_rss_kib() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_maxrss;
+}
+
+unsigned char huge_byte(std::size_t i) { return static_cast<unsigned char>((i * 7 + (i >> 12)) & 0xff); }
+
+void case_large_into_waiting_receiver() {
+    weft_port_id_t p = make_port(1, kHuge);
+    weft_port_id_t go = make_port(1, 8);
+    auto ports = exchange(p);
+    auto gos = exchange(go);
+    if (g_rank == 0) {
+        std::vector<unsigned char> out(kHuge);
+        for (std::size_t i = 0; i < kHuge; ++i) out[i] = huge_byte(i);
+        char c = 0;
+        CHECK_RC(weft_net_recv(go, &c, 1, nullptr, WEFT_NET_FOREVER), 0);
+        CHECK_RC(weft_net_send(ports[1], 9, out.data(), kHuge), 0);
+    } else if (g_rank == 1) {
+        std::vector<unsigned char> in(kHuge, 0);  // every page resident before
+        long before = max_rss_kib();
+        huge_recv h{p, in.data(), {}, -1};
+        weft_thread_t t;
+        CHECK_RC(weft_thread_create(&t, nullptr, &huge_receiver, &h), 0);
+        weft_thread_yield();
+        CHECK_RC(weft_net_send(gos[0], 0, "g", 1), 0);
+        CHECK_RC(weft_thread_join(t, nullptr), 0);
+        long grew_kib = max_rss_kib() - before;
+        CHECK_RC(h.rc, 0);
+        CHECK(h.st.len == kHuge && h.st.tag == 9 && h.st.source == 0, "len %zu tag %d from node %u", h.st.len,
+              h.st.tag, h.st.source);
+        std::size_t bad = kHuge;
+        for (std::size_t i = 0; i < kHuge; ++i)
+            if (in[i] != huge_byte(i)) {
+                bad = i;
+                break;
+            }
+        CHECK(bad == kHuge, "byte %zu of a 32 MiB message differs", bad);
+        CHECK(g_workers != 1 || grew_kib < long(kHuge / 2 / 1024),
+              "resident memory grew by %ld KiB while a %zu-byte message went into a waiting receiver: it was "
+              "staged, not received into the receiver's buffer",
+              grew_kib, kHuge);
+    }
+    sync_ranks();
+    CHECK_RC(weft_net_port_destroy(p), 0);
+    CHECK_RC(weft_net_port_destroy(go), 0);
+}
+
 // --- messages of every size class, in order, from several threads ---------------------
 // Sizes on both sides of a frame's inline payload (3,968 bytes) and of the
 // copy limit (64 KiB), each long one followed by a short one: a long
@@ -455,6 +529,7 @@ int main(int argc, char** argv) {
                  {"errors", case_errors},
                  {"destroy_with_remote_senders", case_destroy_with_remote_senders},
                  {"large", case_large},
+                 {"large_into_waiting_receiver", case_large_into_waiting_receiver},
                  {"mixed_sizes", case_mixed_sizes}};
     const char* only = std::getenv("NET_MPI_TEST_CASE");  // one case by name, when debugging
     for (auto& c : cases) {

@@ -5,10 +5,13 @@
 #define SHIM_TEST_CHECK_H
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static int shim_checks;
 
@@ -52,6 +55,22 @@ static inline struct timespec deadline_in(clockid_t clock, long ms) {
     long long t = now_ns(clock) + ms * 1000000LL;
     struct timespec ts = {(time_t)(t / 1000000000LL), (long)(t % 1000000000LL)};
     return ts;
+}
+
+/* Lets the other threads run, in one of three ways by i % 3: a yield, a wait
+ * for a mutex another thread holds across a yield, a short sleep. Under the
+ * shim each is a switch, after which the thread may be on another worker. */
+static inline void switch_away(int i) {
+    static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    switch (i % 3) {
+    case 0: sched_yield(); break;
+    case 1:
+        pthread_mutex_lock(&m);
+        sched_yield(); /* the others find m taken and block */
+        pthread_mutex_unlock(&m);
+        break;
+    default: usleep(50); break;
+    }
 }
 
 #endif

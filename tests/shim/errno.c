@@ -1,8 +1,6 @@
 /* errno is each thread's own: a value set before a call that may switch to
  * another thread (a yield, a contended mutex, a sleep) is still there after
- * it. Under the shim this runs with one worker (WEFT_WORKERS=1): with more,
- * code that cached errno's address before the switch may read another
- * worker's errno (docs/shim.md, "Thread-local storage and errno"). */
+ * it, on whatever worker the thread resumes. */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <pthread.h>
@@ -18,15 +16,7 @@ static void* keep_errno(void* a) {
     long id = (long)a;
     for (int i = 0; i < 200; ++i) {
         errno = (int)(id * 1000 + i);
-        switch (i % 3) {
-        case 0: sched_yield(); break;
-        case 1:
-            pthread_mutex_lock(&m);
-            sched_yield(); /* the others find m taken and block */
-            pthread_mutex_unlock(&m);
-            break;
-        default: usleep(100); break;
-        }
+        switch_away(i);
         if (errno != (int)(id * 1000 + i)) return (void*)1;
     }
     return NULL;

@@ -13,8 +13,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # shellcheck disable=SC2086 # GLIBC_ARGS is a word list
-if ! "$glibc_prog" $glibc_args >"$tmp/glibc.out" 2>"$tmp/glibc.err"; then
-    echo "FAIL: on glibc's threads: $glibc_prog exited with status $?"; cat "$tmp/glibc.err"; exit 1
+"$glibc_prog" $glibc_args >"$tmp/glibc.out" 2>"$tmp/glibc.err"
+glibc_rc=$?
+if [ "$glibc_rc" -ne 0 ]; then
+    echo "FAIL: on glibc's threads: $glibc_prog exited with status $glibc_rc"; cat "$tmp/glibc.err"; exit 1
 fi
 if [ "$preload" = "-" ]; then
     WEFT_STATS=1 "$prog" "$@" >"$tmp/shim.out" 2>"$tmp/shim.err"

@@ -110,7 +110,7 @@ TEST_P(WsDequeStressConcurrency, every_item_taken_exactly_once) {
                     break;
                 case steal_status::lost_race: ++t.lost_races; break;
                 case steal_status::empty:
-                    // Seed 001: yield between failed attempts (and let the
+                    // Arora, Blumofe & Plaxton: yield between failed attempts (and let the
                     // owner run when there are more threads than cores).
                     std::this_thread::yield();
                     break;

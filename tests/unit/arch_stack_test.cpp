@@ -6,12 +6,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <atomic>
 #include <memory>
 #include <random>
 #include <string>
@@ -188,7 +188,9 @@ TEST(arch_stack, concurrent_acquire_release) {
     stack_pool pool(64 * kib, o);
     constexpr int threads = 4, ops = 20'000, live_max = 48;
     std::atomic<int> double_owned{0}, failures{0};
-    auto marker = [](const stack& s) { return std::atomic_ref<std::uint64_t>(*(reinterpret_cast<std::uint64_t*>(s.hi()) - 8)); };
+    auto marker = [](const stack& s) {
+        return std::atomic_ref<std::uint64_t>(*(reinterpret_cast<std::uint64_t*>(s.hi()) - 8));
+    };
     auto work = [&](int seed) {
         stack_cache cache;
         std::mt19937 rng(static_cast<unsigned>(seed));
@@ -392,12 +394,59 @@ TEST(arch_stack, spike_memory_is_returned) {
     pool.drain(&cache);
 }
 
+// Beyond the warm list, keep_top_max free stacks keep their top page (the
+// first a thread touches) and nothing below it; the rest keep nothing. A
+// spike that touched whole stacks thus keeps one page per tepid stack.
+TEST(arch_stack, tepid_stacks_keep_only_their_top_page) {
+    stack_pool_options o;
+    o.warm_max = 4;
+    o.cache_max = 4;
+    o.batch = 4;
+    o.keep_top_max = 64;
+    stack_pool pool(64 * kib, o);
+    stack_cache cache;
+    std::vector<stack> v(256);
+    for (auto& s : v) {
+        ASSERT_EQ(pool.acquire(0, &cache, &s), 0);
+        std::memset(s.lo, 1, s.size);
+    }
+    for (auto& s : v) pool.release(s, &cache);
+    pool.drain(&cache);
+    const std::size_t pages = 64 * kib / page();
+    std::size_t whole = 0, top_only = 0, none = 0, other = 0;
+    for (auto& s : v) {
+        std::size_t below = resident_pages(s.lo, s.size - page());
+        std::size_t top = resident_pages(static_cast<char*>(s.hi()) - page(), page());
+        if (below == pages - 1 && top == 1)
+            ++whole;
+        else if (below == 0 && top == 1)
+            ++top_only;
+        else if (below == 0 && top == 0)
+            ++none;
+        else
+            ++other;
+    }
+    EXPECT_EQ(whole, 4u) << "the warm list keeps its stacks whole";
+    EXPECT_EQ(top_only, 64u) << "keep_top_max stacks keep their top page only";
+    EXPECT_EQ(none, 256u - 4 - 64);
+    EXPECT_EQ(other, 0u);
+    for (auto& s : v) ASSERT_TRUE(faults(static_cast<char*>(s.lo) - 1));
+    // Handed out again: warm first, then tepid (top page still there), then cold.
+    std::vector<stack> again(4 + 64);
+    for (auto& s : again) ASSERT_EQ(pool.acquire(0, &cache, &s), 0);
+    std::size_t tops = 0;
+    for (auto& s : again) tops += resident_pages(static_cast<char*>(s.hi()) - page(), page());
+    EXPECT_EQ(tops, again.size());
+    for (auto& s : again) pool.release(s, &cache);
+    pool.drain(&cache);
+}
+
 TEST(arch_stack, for_each_stack_visits_every_mapped_stack) {
     stack_pool_options o;
     o.slab_stacks = 8;
     stack_pool pool(64 * kib, o);
     stack a, b;
-    ASSERT_EQ(pool.acquire(0, nullptr, &a), 0);   // carves a slab of 8
+    ASSERT_EQ(pool.acquire(0, nullptr, &a), 0);    // carves a slab of 8
     ASSERT_EQ(pool.acquire(mib, nullptr, &b), 0);  // a mapping of its own
     struct seen {
         std::size_t pooled = 0, own = 0;
@@ -622,8 +671,8 @@ TEST(arch_stack, canary_report_format) {
     // Re-exec the binary for the child: the test process may have other
     // threads (sanitizer or runtime workers) that a plain fork would not copy.
     GTEST_FLAG_SET(death_test_style, "threadsafe");
-    EXPECT_EXIT(report_canary_hit(),
-        ::testing::KilledBySignal(SIGABRT),
+    EXPECT_EXIT(
+        report_canary_hit(), ::testing::KilledBySignal(SIGABRT),
         "weft: stack overflow in thread 7 \\(unnamed\\): its stack is 12345 bytes \\(canary overwritten\\); raise "
         "WEFT_STACK_SIZE or use weft_attr_setstacksize");
 }

@@ -458,7 +458,7 @@ TEST(SchedDfs, peak_heap_is_serial_on_one_worker_and_bounded_on_several) {
 }
 
 // --- A large allocation's turn (rule 4) --------------------------------------
-// Seed 000's matrix multiply in miniature: a root forks two subproblems; each
+// Narlikar & Blelloch's matrix multiply in miniature: a root forks two subproblems; each
 // allocates `big` bytes, runs a fork tree of spinning leaves, and frees them.
 // The serial program holds one block at a time. On two workers the idle one
 // steals the root's continuation and starts the second subproblem while the

@@ -1,0 +1,329 @@
+// A TLS block per weft thread, from glibc's dynamic loader (tls_block.hpp).
+//
+// glibc lays a thread's block out as its TLS data below the thread control
+// block (the TCB, glibc's struct pthread) at the thread pointer (x86-64, TLS
+// variant II). _dl_allocate_tls(NULL) allocates one with every loaded
+// module's static TLS initialised from its template, a zeroed TCB and a DTV
+// (so modules loaded later with dlopen are reached through __tls_get_addr);
+// _dl_deallocate_tls frees it. Both are GLIBC_PRIVATE, found with dlvsym.
+// The TCB fields glibc's code reads through the thread pointer are filled here
+// as glibc's pthread_create fills them (allocate_stack, TLS_INIT_TP): see
+// fill_tcb. The offsets are the x86-64 tcbhead_t's; struct pthread's size and
+// tid offset are the ones glibc publishes for libthread_db
+// (_thread_db_sizeof_pthread, _thread_db_pthread_tid); all are checked against
+// the running thread's own TCB at start (layout_matches).
+//
+// A block is kept for the next thread when its thread ends, as glibc keeps a
+// thread's stack and TCB in its stack cache: its DTV and dynamic TLS are
+// freed (_dl_deallocate_tls(tcb, false)) and, at reuse, its TCB is zeroed and
+// its static TLS initialised again (_dl_allocate_tls(tcb)). One word survives:
+// malloc's per-thread cache (tcache). glibc frees a thread's tcache at its
+// exit from __libc_thread_freeres, which it does not export; a weft thread
+// that ended would leak its tcache and the chunks cached in it (measured:
+// 566 MB for the 392,835 threads of tests/shim/stress.c). So the next thread
+// of the block inherits it, as its first malloc would have made one. Where
+// malloc keeps that pointer in libc's TLS is found once at start
+// (find_tcache_slot).
+#include "shim/tls_block.hpp"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "arch/thread_pointer.hpp"
+#include "core/env.hpp"
+#include "core/runtime.hpp"
+#include "core/thread_pointer.hpp"
+#include "core/ult.hpp"
+#include "core/worker.hpp"
+#include "shim/shim.hpp"
+#include "sync/primitives.hpp"
+
+// glibc: points the calling thread's ctype TLS (__ctype_b_loc and the
+// others) at the current locale's tables; each new thread calls it first.
+extern "C" void __ctype_init();
+
+namespace weft::shim {
+namespace {
+
+// x86-64 glibc's tcbhead_t (sysdeps/x86_64/nptl/tls.h).
+constexpr std::size_t off_tcb = 0x00;               // the TCB's own address (%fs:0)
+constexpr std::size_t off_self = 0x10;              // header.self: THREAD_SELF
+constexpr std::size_t off_multiple_threads = 0x18;  // header.multiple_threads
+constexpr std::size_t off_stack_guard = 0x28;       // -fstack-protector's canary
+constexpr std::size_t off_pointer_guard = 0x30;     // PTR_MANGLE (setjmp, atexit)
+constexpr std::size_t off_feature_1 = 0x48;         // CET state
+constexpr std::size_t off_padding = 0x280;          // header.__padding[8]: unused by glibc
+constexpr std::size_t header_size = 0x2c0;
+// From glibc's libthread_db descriptors (start_tls_blocks).
+std::size_t g_off_tid = 0;          // struct pthread's tid
+std::size_t g_off_list = 0;         // struct pthread's list (glibc's list of threads)
+std::size_t g_sizeof_pthread = 0;   // the TCB's size: zeroed at each reuse
+std::ptrdiff_t g_tcache_slot = 0;   // malloc's tcache pointer, from the thread pointer; 0: not found
+
+// The tid a block's TCB carries: glibc's internal recursive locks (the
+// dynamic loader's, stdio's owner is THREAD_SELF) tell threads apart by it, so
+// each weft thread has its own, above any kernel tid (PID_MAX_LIMIT is 2^22)
+// so that it names no real thread. Worker 0's flows get tid_base itself.
+constexpr std::int32_t tid_base = 0x40000000;
+
+using allocate_fn = void* (*)(void*);
+using deallocate_fn = void (*)(void*, bool);
+using call_dtors_fn = void (*)();
+
+allocate_fn g_allocate = nullptr;
+deallocate_fn g_deallocate = nullptr;
+call_dtors_fn g_call_tls_dtors = nullptr;
+const std::ptrdiff_t* g_rseq_offset = nullptr;  // glibc >= 2.35: where its rseq area is
+const unsigned* g_rseq_size = nullptr;
+const char* g_unavailable = "the shim has not started";
+
+template <class T>
+T& field(void* tp, std::size_t off) {
+    return *reinterpret_cast<T*>(static_cast<char*>(tp) + off);
+}
+
+// The running thread's own TCB is laid out as the offsets above say.
+bool layout_matches() {
+    // libthread_db's descriptors: a field is {bits, count, offset}, a size one word.
+    auto tid_desc = static_cast<const std::uint32_t*>(dlsym(RTLD_DEFAULT, "_thread_db_pthread_tid"));
+    auto list_desc = static_cast<const std::uint32_t*>(dlsym(RTLD_DEFAULT, "_thread_db_pthread_list"));
+    auto size = static_cast<const std::uint32_t*>(dlsym(RTLD_DEFAULT, "_thread_db_sizeof_pthread"));
+    if (tid_desc == nullptr || list_desc == nullptr || size == nullptr || tid_desc[0] != 32 ||
+        tid_desc[2] < header_size || *size < tid_desc[2] + 4 || list_desc[0] != 2 * 64 ||
+        list_desc[2] < header_size || *size < list_desc[2] + 2 * sizeof(void*))
+        return false;
+    g_off_tid = tid_desc[2];
+    g_off_list = list_desc[2];
+    g_sizeof_pthread = *size;
+    void* tp = arch::thread_pointer();
+    return field<void*>(tp, off_tcb) == tp && field<void*>(tp, off_self) == tp &&
+           field<std::int32_t>(tp, g_off_tid) == static_cast<std::int32_t>(syscall(SYS_gettid));
+}
+
+// The header fields glibc's pthread_create sets (the rest of the TCB is
+// zeroed by _dl_allocate_tls): the self pointers, "there are threads" (it
+// enables the C library's locking), the canary and pointer guard (the same
+// for every thread of a process: code compiled with -fstack-protector and
+// longjmp's pointer demangling read them through the thread pointer), the
+// CET state, and a tid of its own.
+void fill_tcb(void* tp, std::int32_t tid) {
+    void* cur = arch::thread_pointer();
+    field<void*>(tp, off_tcb) = tp;
+    field<void*>(tp, off_self) = tp;
+    field<std::int32_t>(tp, off_multiple_threads) = 1;
+    field<std::uintptr_t>(tp, off_stack_guard) = field<std::uintptr_t>(cur, off_stack_guard);
+    field<std::uintptr_t>(tp, off_pointer_guard) = field<std::uintptr_t>(cur, off_pointer_guard);
+    field<std::uint32_t>(tp, off_feature_1) = field<std::uint32_t>(cur, off_feature_1);
+    field<std::int32_t>(tp, g_off_tid) = tid;
+    // An empty list entry (pointing to itself): a fork() in this thread makes
+    // glibc's child take THREAD_SELF off its list of threads and put it back.
+    void** list = &field<void*>(tp, g_off_list);
+    list[0] = list;
+    list[1] = list;
+    // The kernel fills the rseq area of each kernel thread's own TCB only:
+    // "registration failed" (-2) in cpu_id makes sched_getcpu ask the kernel
+    // instead of reading a CPU number nobody updates.
+    if (g_rseq_size != nullptr && *g_rseq_size != 0)
+        field<std::int32_t>(tp, static_cast<std::size_t>(*g_rseq_offset) + 4) = -2;
+}
+
+// Blocks of ended threads, linked through their first padding word.
+detail::spinlock g_pool_lock;
+void* g_pool = nullptr;
+
+void keep_block(void* tp) {
+    g_deallocate(tp, false);  // its DTV and dynamic TLS; the storage stays
+    detail::lock_guard<detail::spinlock> g(g_pool_lock);
+    field<void*>(tp, off_padding) = g_pool;
+    g_pool = tp;
+}
+
+void* new_block(std::int32_t tid) {
+    void* tp = nullptr;
+    {
+        detail::lock_guard<detail::spinlock> g(g_pool_lock);
+        if (g_pool != nullptr) {
+            tp = g_pool;
+            g_pool = field<void*>(tp, off_padding);
+        }
+    }
+    if (tp == nullptr) {
+        tp = g_allocate(nullptr);
+        if (tp == nullptr) return nullptr;
+    } else {
+        void* tcache = g_tcache_slot != 0 ? field<void*>(tp, g_tcache_slot) : nullptr;
+        std::memset(tp, 0, g_sizeof_pthread);
+        if (g_allocate(tp) == nullptr) {  // no memory for a DTV
+            keep_block(tp);
+            return nullptr;
+        }
+        if (g_tcache_slot != 0) field<void*>(tp, g_tcache_slot) = tcache;
+    }
+    fill_tcb(tp, tid);
+    return tp;
+}
+
+// libc's static TLS: where it starts from the thread pointer and its size.
+struct module_tls {
+    std::ptrdiff_t offset = 0;
+    std::size_t size = 0;
+};
+
+int find_libc_tls(struct dl_phdr_info* info, size_t, void* out) {
+    const char* name = info->dlpi_name;
+    const char* base = name != nullptr ? std::strrchr(name, '/') : nullptr;
+    base = base != nullptr ? base + 1 : name;
+    if (base == nullptr || std::strncmp(base, "libc.so", 7) != 0 || info->dlpi_tls_data == nullptr) return 0;
+    for (int i = 0; i < info->dlpi_phnum; ++i)
+        if (info->dlpi_phdr[i].p_type == PT_TLS) {
+            auto* m = static_cast<module_tls*>(out);
+            m->offset = static_cast<char*>(info->dlpi_tls_data) - static_cast<char*>(arch::thread_pointer());
+            m->size = info->dlpi_phdr[i].p_memsz;
+            return 1;
+        }
+    return 0;
+}
+
+// Finds which word of libc's TLS is malloc's tcache pointer: in the fresh
+// block `tp` (not yet any thread's), a malloc and free of a small chunk make
+// two words of libc's TLS non-null, the tcache and the arena; the tcache is
+// the one whose first bin now holds that chunk (glibc's
+// tcache_perthread_struct: 64 uint16_t counts, then 64 entries).
+void find_tcache_slot(void* tp) {
+    module_tls libc;
+    dl_iterate_phdr(&find_libc_tls, &libc);
+    constexpr std::size_t most = 4096;
+    if (libc.size == 0 || libc.size > most) return;
+    alignas(8) unsigned char before[most];
+    char* data = static_cast<char*>(tp) + libc.offset;
+    std::memcpy(before, data, libc.size);
+    void* own = arch::thread_pointer();
+    arch::set_thread_pointer(tp);
+    void* chunk = std::malloc(24);
+    std::free(chunk);
+    arch::set_thread_pointer(own);
+    for (std::size_t i = 0; i + sizeof(void*) <= libc.size; i += sizeof(void*)) {
+        void* was;
+        void* now;
+        std::memcpy(&was, before + i, sizeof was);
+        std::memcpy(&now, data + i, sizeof now);
+        if (was != nullptr || now == nullptr) continue;
+        auto* counts = static_cast<const std::uint16_t*>(now);
+        auto* entries = reinterpret_cast<void* const*>(static_cast<const char*>(now) + 64 * sizeof(std::uint16_t));
+        if (counts[0] == 1 && entries[0] == chunk) {
+            g_tcache_slot = libc.offset + static_cast<std::ptrdiff_t>(i);
+            return;
+        }
+    }
+}
+
+// A thread's start routine and argument wait in the unused header words of
+// its block until it runs.
+void* start_in_block(void* tp) {
+    auto fn = field<void* (*)(void*)>(tp, off_padding);
+    void* arg = field<void*>(tp, off_padding + sizeof(void*));
+    std::uint64_t id = weft_thread_id(weft_thread_self());
+    field<std::int32_t>(tp, g_off_tid) = tid_base + static_cast<std::int32_t>(id % tid_base);
+    detail::set_own_thread_pointer(tp);
+    __ctype_init();  // as glibc's start_thread: isalpha() and the others read these pointers
+    void* result = fn(arg);
+    g_call_tls_dtors();  // first, as glibc's start_thread does, then key destructors (core)
+    return result;
+}
+
+// The core's exit hook (core/thread_pointer.hpp): thread_local objects made
+// by key destructors are destroyed too, then the block is kept for the next
+// thread, on the worker's own thread pointer.
+void end_block(detail::ult* u) {
+    void* tp = u->tp;
+    g_call_tls_dtors();
+    detail::set_own_thread_pointer(nullptr);
+    keep_block(tp);
+}
+
+// WEFT_SHIM_TLS, read as the runtime reads its on/off variables (docs/env.md).
+bool tls_wanted() {
+    const char* v = detail::env_value("WEFT_SHIM_TLS");
+    if (v == nullptr) return true;
+    for (const char* on : {"1", "on", "true"})
+        if (detail::iequals(v, on)) return true;
+    for (const char* off : {"0", "off", "false"})
+        if (detail::iequals(v, off)) return false;
+    detail::complain("WEFT_SHIM_TLS", v, "one of 1, on, true, 0, off, false");
+    std::exit(2);
+}
+
+}  // namespace
+
+void start_tls_blocks() {
+#if !defined(__x86_64__)
+    g_unavailable = "TLS blocks per weft thread are built for x86-64 only";
+    return;
+#else
+    if (!tls_wanted()) {
+        g_unavailable = "WEFT_SHIM_TLS=off";
+        return;
+    }
+    g_allocate = reinterpret_cast<allocate_fn>(dlvsym(RTLD_DEFAULT, "_dl_allocate_tls", "GLIBC_PRIVATE"));
+    g_deallocate = reinterpret_cast<deallocate_fn>(dlvsym(RTLD_DEFAULT, "_dl_deallocate_tls", "GLIBC_PRIVATE"));
+    g_call_tls_dtors = reinterpret_cast<call_dtors_fn>(dlvsym(RTLD_DEFAULT, "__call_tls_dtors", "GLIBC_PRIVATE"));
+    g_rseq_offset = static_cast<const std::ptrdiff_t*>(dlsym(RTLD_DEFAULT, "__rseq_offset"));
+    g_rseq_size = static_cast<const unsigned*>(dlsym(RTLD_DEFAULT, "__rseq_size"));
+    if (g_rseq_offset == nullptr) g_rseq_size = nullptr;
+    if (g_allocate == nullptr || g_deallocate == nullptr || g_call_tls_dtors == nullptr) {
+        g_unavailable = "the C library has no _dl_allocate_tls, _dl_deallocate_tls or __call_tls_dtors (not glibc?)";
+        return;
+    }
+    if (!layout_matches()) {
+        g_unavailable = "the C library's thread control block is not laid out as the shim expects (x86-64 glibc >= 2.34)";
+        return;
+    }
+    detail::worker* w0 = detail::current_worker();
+    void* k0 = new_block(tid_base);
+    if (w0 == nullptr || k0 == nullptr) {
+        g_unavailable = "no memory for worker 0's block";
+        return;
+    }
+    find_tcache_slot(k0);
+    // main keeps the block the process started with (what constructors and
+    // the C library set up before main stays main's, on any worker); worker
+    // 0's idle flow must not share it, so it gets k0.
+    detail::g_own_tp_exit = &end_block;
+    detail::set_own_thread_pointer(arch::thread_pointer());
+    detail::set_worker_thread_pointer(w0, k0);
+    g_unavailable = nullptr;
+#endif
+}
+
+const char* tls_blocks_unavailable() { return g_unavailable; }
+
+int give_tls_block(void* (**fn)(void*), void** arg) {
+    if (g_unavailable != nullptr) return 0;
+    void* tp = new_block(0);
+    if (tp == nullptr) return EAGAIN;
+    field<void* (*)(void*)>(tp, off_padding) = *fn;
+    field<void*>(tp, off_padding + sizeof(void*)) = *arg;
+    *fn = &start_in_block;
+    *arg = tp;
+    return 0;
+}
+
+void drop_tls_block(void* (*fn)(void*), void* arg) {
+    if (fn == &start_in_block) keep_block(arg);
+}
+
+void run_thread_local_destructors() {
+    detail::worker* w = detail::current_worker();
+    if (g_unavailable == nullptr && w != nullptr && w->current->tp != nullptr &&
+        w->current->kind != detail::ult_kind::main)
+        g_call_tls_dtors();
+}
+
+}  // namespace weft::shim
