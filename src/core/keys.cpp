@@ -82,6 +82,11 @@ void free_key_values(ult* t) {
     t->key_values = nullptr;
 }
 
+void keys_hold_for_fork(bool take) {
+    if (take) create_mutex.lock();
+    else create_mutex.unlock();
+}
+
 }  // namespace weft::detail
 
 using namespace weft::detail;

@@ -94,7 +94,9 @@ void at_exit_hook() {
     trace_write_and_close(rt);
 }
 
-int start_runtime(const weft_config_t* cfg) {
+// adopt: the flow that becomes the main ult (fork_child: the weft thread that
+// forked), or null for a fresh one (the calling kernel thread's own flow).
+int start_runtime(const weft_config_t* cfg, ult* adopt = nullptr) {
     settings s;
     if (int rc = read_settings(cfg, &s); rc != 0) return rc;
 
@@ -136,9 +138,19 @@ int start_runtime(const weft_config_t* cfg) {
 
     // The caller becomes worker 0 and its flow the main ult.
     worker* w0 = rt->workers[0].get();
-    ult* main = new_heap_ult(ult_kind::main);
+    ult* main = adopt;
+    if (main == nullptr) {
+        main = new_heap_ult(ult_kind::main);
+        std::strcpy(main->name, "main");
+    } else {
+        main->kind = ult_kind::main;
+        main->handle = WEFT_THREAD_NULL;  // made on first use, in this runtime's table
+        main->pinned_worker = -1;
+        main->q_next = main->q_prev = nullptr;
+        main->join_word.store(join_running, memory_order_relaxed);
+        main->suspended.store(0, memory_order_relaxed);
+    }
     main->id = 1;
-    std::strcpy(main->name, "main");
     arch::san_fiber_init_current(&main->san);
     rt->main = main;
     w0->live_delta.store(1, memory_order_relaxed);
@@ -147,7 +159,7 @@ int start_runtime(const weft_config_t* cfg) {
     // Worker 0's idle ult needs a stack: the kernel thread's own belongs to main.
     ult* idle0 = w0->idle;
     if (int rc = rt->stacks->acquire(tun::idle_stack_size, nullptr, &idle0->stack); rc != 0) {
-        delete main;
+        if (adopt == nullptr) delete main;
         for (auto& w : rt->workers) delete w->idle;
         rt->policy->destroy(rt->policy_state);
         delete rt;
@@ -191,6 +203,45 @@ int start_runtime(const weft_config_t* cfg) {
 }
 
 }  // namespace
+
+void fork_prepare() {
+    init_mutex.lock();
+    keys_hold_for_fork(true);
+}
+
+void fork_parent() {
+    keys_hold_for_fork(false);
+    init_mutex.unlock();
+}
+
+int fork_child() {
+    keys_hold_for_fork(false);
+    init_mutex.unlock();
+    runtime* old = g_rt;
+    if (old == nullptr) return 0;
+    worker* w = current_worker();
+    ult* self = w != nullptr && w->current != w->idle ? w->current : nullptr;
+    // Every other thread of the old runtime is gone: a waiter of a mutex or
+    // condition variable copied into the child must not be woken (wait.cpp).
+    for (std::uint64_t i = 0; i <= handle_index_mask; ++i) {  // chunks are made in order
+        handle_slot* slot = old->handles.find(reinterpret_cast<weft_thread_t>(std::uintptr_t(i)));
+        if (slot == nullptr) break;
+        ult* u = slot->u.load(memory_order_relaxed);
+        if ((slot->word.load(memory_order_relaxed) & slot_state_mask) != slot_free && u != nullptr && u != self)
+            u->magic = ult_magic_abandoned;
+    }
+    if (old->main != self) old->main->magic = ult_magic_abandoned;
+    g_rt = nullptr;
+    set_current_worker(nullptr);
+    weft_config_t cfg{};
+    cfg.workers = 1;
+    cfg.sched = old->cfg.sched.c_str();  // the old runtime is never freed
+    cfg.stack_size = old->cfg.stack_size;
+    cfg.stats = WEFT_CONFIG_OFF;
+    cfg.adapt = "off";
+    std::lock_guard<std::mutex> g(init_mutex);
+    return start_runtime(&cfg, self);
+}
 
 worker* ensure_runtime() {
     if (g_rt != nullptr) return current_worker();

@@ -122,6 +122,20 @@ worker* current_worker();
 // Returns the calling worker or null if the caller is an external kernel thread.
 worker* ensure_runtime();
 
+// fork() from a process running weft (libweft-pthread's atfork handlers,
+// src/shim/fork.cpp). fork_prepare takes the runtime's process-wide locks (its
+// start-up lock, key creation) so that no other kernel thread holds one when
+// the process is copied; fork_parent releases them. fork_child, in the child
+// (one kernel thread: the forking one), releases them and starts a fresh
+// runtime of one worker on this kernel thread, whose main weft thread is the
+// thread that forked (its stack, keys and name kept); the old runtime, whose
+// other workers do not exist in the child, is abandoned, not freed. It takes
+// the old runtime's policy and stack size, statistics off (the parent prints
+// its own). Returns 0 or the error of the new runtime's start.
+void fork_prepare();
+void fork_parent();
+int fork_child();
+
 // --- Dispatch (src/core/dispatch.cpp) -----------------------------------------
 // All take the calling worker and return the worker the caller resumed on.
 worker* yield(worker* w);

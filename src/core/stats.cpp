@@ -85,7 +85,8 @@ void print_stats(std::FILE* out) {
         std::fprintf(out, "  quota preemptions      %" PRIu64 " (dummy threads %" PRIu64 ")\n", s.quota_preemptions,
                      s.dummy_threads);
     if (s.heap_bytes_peak != 0)
-        std::fprintf(out, "  heap bytes (weft_malloc) %" PRIu64 " (peak %" PRIu64 ")\n", s.heap_bytes, s.heap_bytes_peak);
+        std::fprintf(out, "  heap bytes (%s) %" PRIu64 " (peak %" PRIu64 ")\n", heap_source, s.heap_bytes,
+                     s.heap_bytes_peak);
     if (g_measure)
         std::fprintf(out, "  work T1 / span Tinf    %.3f ms / %.3f ms (parallelism %.2f)\n", s.work_ns / 1e6,
                      s.span_ns / 1e6, s.span_ns != 0 ? static_cast<double>(s.work_ns) / static_cast<double>(s.span_ns) : 0.0);

@@ -42,6 +42,9 @@ inline constexpr std::uintptr_t join_detached = 3;  // detached: recycled when i
 // `magic` marks a control block in use: the deadlock report walks every stack
 // the pool ever carved and reads the control block at its top.
 inline constexpr std::uint32_t ult_magic_live = 0x77656674;  // "weft"
+// A thread of a runtime the child of fork() abandoned (runtime.hpp,
+// fork_child): it does not exist there, and a wake-up for it is dropped.
+inline constexpr std::uint32_t ult_magic_abandoned = 0x676f6e65;  // "gone"
 
 struct ult {
     // --- Touched on every switch ------------------------------------------
@@ -106,6 +109,20 @@ struct ult {
 
     // --- Thread-specific data (lazily allocated) -------------------------------
     void** key_values = nullptr;
+
+    // Deferred cancellation (libweft-pthread's pthread_cancel, wait.hpp
+    // cancel_wait). While `cancel_point` is set (the thread is inside a
+    // cancellation point) and `cancel_disabled` is not, wait() publishes the
+    // record and lock it waits on, under the spinlock word `cancel_guard`, so
+    // that a canceller can take the record out of its queue as a timer does;
+    // that first wait clears `cancel_point` (a condition wait's relock of its
+    // mutex, which follows, is not cancellable).
+    atomic<std::uint32_t> cancel_requested{0};
+    bool cancel_point = false;
+    bool cancel_disabled = false;
+    std::uint32_t cancel_guard = 0;
+    wait_record* cancel_rec = nullptr;
+    std::uint32_t* cancel_lock = nullptr;
 
     char name[WEFT_THREAD_NAME_MAX];  // not zeroed by the constructor: set at create
 };

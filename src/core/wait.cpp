@@ -109,6 +109,25 @@ int wait(wait_record* rec, std::uint32_t* lock, std::int64_t deadline_ns, const 
     worker* w = current_worker();
     if (w == nullptr) return wait_external(rec, lock, deadline_ns, what, object);
     ult* self = w->current;
+    bool cancellable = self->cancel_point && !self->cancel_disabled && lock != nullptr;
+    if (cancellable) [[unlikely]] {
+        spinlock_ref g(self->cancel_guard);
+        g.lock();
+        if (self->cancel_requested.load(memory_order_acquire) != 0) {
+            // Cancelled before it could block: leave the queue at once.
+            g.unlock();
+            if (rec->linked) {
+                rec->unlink(rec);
+                rec->linked = false;
+            }
+            spinlock_ref(*lock).unlock();
+            self->cancel_point = false;
+            return ECANCELED;
+        }
+        self->cancel_rec = rec;
+        self->cancel_lock = lock;
+        g.unlock();
+    }
     self->wait_kind = what;
     self->wait_object = object;
     if (deadline_ns == 0) {
@@ -124,7 +143,50 @@ int wait(wait_record* rec, std::uint32_t* lock, std::int64_t deadline_ns, const 
     }
     self->wait_kind = nullptr;
     self->wait_object = nullptr;
+    if (cancellable) [[unlikely]] {
+        // Withdrawn under the guard: a canceller never touches a record or a
+        // lock this thread has left.
+        spinlock_ref g(self->cancel_guard);
+        g.lock();
+        self->cancel_rec = nullptr;
+        self->cancel_lock = nullptr;
+        g.unlock();
+        // Only the first wait of a cancellation point can be cancelled: the
+        // next (a condition wait relocking its mutex) must complete.
+        self->cancel_point = false;
+    }
     return rec->result;
+}
+
+void cancel_wait(ult* t) {
+    t->cancel_requested.store(1, memory_order_release);
+    for (;;) {
+        spinlock_ref g(t->cancel_guard);
+        g.lock();
+        wait_record* rec = t->cancel_rec;
+        if (rec == nullptr) {  // not in a cancellable wait: it acts at its next cancellation point
+            g.unlock();
+            return;
+        }
+        // The waiter holds its lock until it is suspended, and takes the guard
+        // with the lock held: try, and let go of the guard while it finishes.
+        spinlock_ref lk(*t->cancel_lock);
+        if (!lk.try_lock()) {
+            g.unlock();
+            cpu_relax();
+            continue;
+        }
+        bool won = rec->linked;
+        if (won) {
+            rec->unlink(rec);
+            rec->linked = false;
+            rec->result = ECANCELED;
+        }
+        lk.unlock();
+        g.unlock();
+        if (won) wake(rec);  // rec stays valid until this wake: nothing else wakes it now
+        return;
+    }
 }
 
 void wake_from(worker* w, wait_record* rec) {
@@ -136,6 +198,10 @@ void wake_from(worker* w, wait_record* rec) {
         futex(&rec->futex, FUTEX_WAKE, 1, nullptr);
         return;
     }
+    // A waiter the child of fork() copied from its parent: it has no worker
+    // here, and runs nowhere.
+    if (t->magic == ult_magic_abandoned) [[unlikely]]
+        return;
     if (w != nullptr) {
         make_ready(w, t, ready_reason::woken);
         return;

@@ -63,6 +63,11 @@ void wake_from(struct worker* w, wait_record* rec);
 // (weft_finalize, before it frees the runtime).
 void wait_for_external_wakers();
 
+// Requests the cancellation of t (ult::cancel_requested) and, if t is blocked
+// in a cancellable wait (ult::cancel_point), takes it out as a timer would,
+// wait() returning ECANCELED. A wait with no lock (join) is not cancellable.
+void cancel_wait(ult* t);
+
 // CLOCK_MONOTONIC now, nanoseconds.
 std::int64_t monotonic_ns();
 // CLOCK_MONOTONIC_COARSE now, nanoseconds: the same clock at the resolution

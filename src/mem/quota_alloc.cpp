@@ -184,6 +184,16 @@ void heap_add_stats(weft_stats_t* out) {
     out->heap_bytes_peak = std::max(peak, out->heap_bytes);
 }
 
+const char* heap_source = "weft_malloc";
+
+void heap_charge(std::size_t bytes) {
+    if (worker* w = current_worker(); w != nullptr && g_rt != nullptr) (void)charge_quota(w, bytes);
+}
+
+void heap_note_alloc(std::size_t bytes) { account_alloc(g_rt != nullptr ? current_worker() : nullptr, bytes); }
+
+void heap_note_free(std::size_t bytes) { account_free(g_rt != nullptr ? current_worker() : nullptr, bytes); }
+
 void heap_reset_stats() {
     std::int64_t now = heap_sum();
     g_peak_base.store(now > 0 ? static_cast<std::uint64_t>(now) : 0, memory_order_relaxed);

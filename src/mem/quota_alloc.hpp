@@ -29,6 +29,8 @@
 // carries.
 #pragma once
 
+#include <cstddef>
+
 #include "weft/weft.h"
 
 namespace weft::detail {
@@ -36,5 +38,22 @@ namespace weft::detail {
 // weft_stats_get / weft_stats_reset (src/core/stats.cpp).
 void heap_add_stats(weft_stats_t* out);
 void heap_reset_stats();
+
+// For an allocator that keeps its own blocks and only needs weft's accounting
+// and quota (libweft-pthread's malloc, src/shim/malloc.cpp): the same
+// bookkeeping weft_malloc does, without its header.
+// heap_charge: the quota decision before an allocation of `bytes` by the
+// running ult (dfs may preempt it or delay it behind dummy threads, so the
+// caller must be a ult that holds no lock a switch could not release);
+// a no-op for policies without a quota and off a worker.
+void heap_charge(std::size_t bytes);
+// heap_note_alloc / heap_note_free: `bytes` now allocated / freed by the
+// caller (a worker's slot, or the shared count off a worker). Never switch;
+// safe from any kernel thread, before the runtime starts and after it.
+void heap_note_alloc(std::size_t bytes);
+void heap_note_free(std::size_t bytes);
+// What the heap figure counts, for WEFT_STATS: "weft_malloc", or "malloc"
+// when libweft-pthread counts every allocation of the program.
+extern const char* heap_source;
 
 }  // namespace weft::detail

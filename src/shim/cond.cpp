@@ -37,18 +37,21 @@ int pthread_cond_destroy(pthread_cond_t* c) {
 }
 
 int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
+    cancel_point cp;
     if (c == nullptr || m == nullptr) return EINVAL;
     errno_keeper keep;
     return weft_cond_wait(wc(c), wm(m));
 }
 
 int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const struct timespec* abstime) {
+    cancel_point cp;
     if (c == nullptr || m == nullptr) return EINVAL;
     errno_keeper keep;
     return weft_cond_timedwait(wc(c), wm(m), abstime);
 }
 
 int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock, const struct timespec* abstime) {
+    cancel_point cp;
     if (c == nullptr || m == nullptr) return EINVAL;
     struct timespec own;
     if (int rc = convert_deadline(clock, abstime, wc(c)->clock_, &own); rc != 0) return rc;

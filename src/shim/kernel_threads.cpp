@@ -46,4 +46,8 @@ bool forget_kernel_thread(pthread_t t) {
     return false;
 }
 
+void forget_all_kernel_threads() {
+    for (auto& s : slots) s.store(0, std::memory_order_relaxed);
+}
+
 }  // namespace weft::shim

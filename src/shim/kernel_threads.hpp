@@ -17,5 +17,7 @@ void fill_kernel_thread(int slot, pthread_t t);
 void free_kernel_thread(int slot);
 // Forgets t and returns true if it was recorded.
 bool forget_kernel_thread(pthread_t t);
+// Forgets every one (the child of fork(): they do not exist there).
+void forget_all_kernel_threads();
 
 }  // namespace weft::shim

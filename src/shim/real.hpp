@@ -27,6 +27,16 @@ enum real_index : int {
 
 extern "C" void* weft_shim_real[weft::shim::real_count];
 
+// What glibc's C pthread_cleanup_push/pop macros call; <pthread.h> declares
+// them only for C compiled without exceptions (cancel.cpp defines them).
+extern "C" {
+void __pthread_register_cancel(__pthread_unwind_buf_t* buf);
+void __pthread_unregister_cancel(__pthread_unwind_buf_t* buf);
+void __pthread_register_cancel_defer(__pthread_unwind_buf_t* buf);
+void __pthread_unregister_cancel_restore(__pthread_unwind_buf_t* buf);
+[[noreturn]] void __pthread_unwind_next(__pthread_unwind_buf_t* buf);
+}
+
 // One declaration per passthrough, typed like the C library's function (some
 // of which glibc marks deprecated: naming them here is no use of them).
 #pragma GCC diagnostic push

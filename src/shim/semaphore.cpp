@@ -19,6 +19,7 @@ namespace {
 weft_sem_t* ws(sem_t* s) { return reinterpret_cast<weft_sem_t*>(s); }
 
 int timed_wait(sem_t* s, const struct timespec* abstime) {
+    cancel_point cp;
     int rc;
     {
         errno_keeper keep;
@@ -43,6 +44,7 @@ int sem_init(sem_t* s, int pshared, unsigned value) {
 int sem_destroy(sem_t* s) { return errno_result(s == nullptr ? EINVAL : weft_sem_destroy(ws(s))); }
 
 int sem_wait(sem_t* s) {
+    cancel_point cp;
     if (s == nullptr) return errno_result(EINVAL);
     int rc;
     {

@@ -46,6 +46,28 @@ int refuse(const char* fn, const char* why, int err);
 // Errors: EINVAL `from` is neither clock or abstime is not a valid timespec.
 int convert_deadline(clockid_t from, const struct timespec* abstime, clockid_t to, struct timespec* out);
 
+// pthread_exit on a weft thread: runs the cleanup handlers still pushed
+// (pthread_cleanup_push), innermost first, then ends the thread (cancel.cpp).
+[[noreturn]] void exit_running_cleanup(void* retval);
+
+// A cancellation point (POSIX: join, condition waits, sem_wait, the sleeps),
+// declared first in the shim function that is one: on a weft thread with a
+// cancellation pending and enabled, its constructor acts on it (the thread
+// runs its cleanup handlers and ends with PTHREAD_CANCELED), and so does its
+// destructor, after the call (a condition wait has relocked its mutex by
+// then). In between, a pthread_cancel takes the thread out of its wait
+// (cancel.cpp, core/wait.hpp cancel_wait).
+class cancel_point {
+public:
+    cancel_point();
+    ~cancel_point();
+    cancel_point(const cancel_point&) = delete;
+    cancel_point& operator=(const cancel_point&) = delete;
+
+private:
+    void* self_;  // the weft thread (detail::ult), or null
+};
+
 // Converts a weft error code to the sem_*/nanosleep convention: -1 and errno.
 inline int errno_result(int rc) {
     if (rc == 0) return 0;

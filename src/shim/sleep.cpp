@@ -32,6 +32,7 @@ int sched_yield(void) {
 }
 
 int nanosleep(const struct timespec* req, struct timespec* rem) {
+    cancel_point cp;
     if (!on_weft_thread()) return real::nanosleep(req, rem);
     if (req == nullptr || req->tv_nsec < 0 || req->tv_nsec >= 1000000000L || req->tv_sec < 0)
         return errno_result(EINVAL);
@@ -44,6 +45,7 @@ int nanosleep(const struct timespec* req, struct timespec* rem) {
 }
 
 int usleep(useconds_t us) {
+    cancel_point cp;
     if (!on_weft_thread()) return real::usleep(us);
     errno_keeper keep;
     (void)weft_sleep_ns(static_cast<std::uint64_t>(us) * 1000ULL);
@@ -51,6 +53,7 @@ int usleep(useconds_t us) {
 }
 
 unsigned sleep(unsigned seconds) {
+    cancel_point cp;
     if (!on_weft_thread()) return real::sleep(seconds);
     errno_keeper keep;
     (void)weft_sleep_ns(static_cast<std::uint64_t>(seconds) * 1000000000ULL);
@@ -61,6 +64,7 @@ unsigned sleep(unsigned seconds) {
 // than CLOCK_REALTIME and CLOCK_MONOTONIC (CPU-time clocks, CLOCK_BOOTTIME,
 // ...) go to the C library: they hold the worker (docs/shim.md).
 int clock_nanosleep(clockid_t clock, int flags, const struct timespec* req, struct timespec* rem) {
+    cancel_point cp;
     if (!on_weft_thread() || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC))
         return real::clock_nanosleep(clock, flags, req, rem);
     if (!valid(req)) return EINVAL;

@@ -31,8 +31,6 @@ weft_thread_t weft_of(pthread_t t) { return reinterpret_cast<weft_thread_t>(t); 
 
 bool on_weft_thread() { return weft_thread_self() != WEFT_THREAD_NULL; }
 
-bool is_main_weft_thread() { return weft_thread_id(weft_thread_self()) == 1; }
-
 // The calling weft thread's stack (lowest usable byte, usable size: as glibc
 // reports a thread's stack) into a shim attribute.
 int own_stack_attr(pthread_attr_t* attr) {
@@ -127,6 +125,7 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(vo
 }
 
 int pthread_join(pthread_t thread, void** retval) {
+    cancel_point cp;
     if (forget_kernel_thread(thread)) return real::pthread_join(thread, retval);
     errno_keeper keep;
     return weft_thread_join(weft_of(thread), retval);
@@ -151,8 +150,7 @@ void pthread_exit(void* retval) {
     // A kernel thread that is not a weft thread (created before the shim, or
     // by another library's raw clone) ends as glibc ends it.
     if (!on_weft_thread()) real::pthread_exit(retval);
-    run_thread_local_destructors();
-    weft_thread_exit(retval);
+    exit_running_cleanup(retval);  // then thread_local destructors (cancel.cpp)
 }
 
 pthread_t pthread_self(void) {
@@ -174,9 +172,6 @@ int pthread_getname_np(pthread_t thread, char* buf, size_t len) {
     return weft_thread_getname(weft_of(thread), buf, len);
 }
 
-int pthread_cancel(pthread_t) {
-    return refuse("pthread_cancel", "cancellation is not yet built", ENOTSUP);
-}
 int pthread_kill(pthread_t, int) {
     return refuse("pthread_kill", "signals to a weft thread are not yet built", ENOTSUP);
 }
@@ -210,8 +205,10 @@ int pthread_getattr_np(pthread_t thread, pthread_attr_t* attr) {
     if (attr == nullptr) return EINVAL;
     weft_thread_t self = weft_thread_self();
     bool is_self = self != WEFT_THREAD_NULL && weft_of(thread) == self;
-    if (is_self && !is_main_weft_thread()) return own_stack_attr(attr);
-    if (is_self) thread = g_initial_kernel_thread;  // main runs on the process's stack
+    // Its own weft stack; main runs on the process's stack instead (but in the
+    // child of fork(), main is the forking thread, on whatever stack it had).
+    if (is_self && own_stack_attr(attr) == 0) return 0;
+    if (is_self) thread = g_initial_kernel_thread;
     else if (weft_thread_id(weft_of(thread)) != 0)
         return refuse("pthread_getattr_np on another weft thread", "only the caller's own stack is known", ENOTSUP);
     return kernel_thread_attr(thread, attr);
