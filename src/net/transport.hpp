@@ -9,11 +9,14 @@
 //   - inproc (inproc.cpp): every node is in this process; send calls port_put
 //     directly, after stamping the injected delay alpha + beta * bytes as the
 //     message's ready time;
-//   - mpi (mpi.cpp, built when MPI is): one node per rank; send ships a frame
-//     (wire.hpp) to the destination rank within its credit, and that rank's
-//     progress step, run by the scheduler (core/progress.hpp), decodes it and
-//     calls port_try_put, or hands it to a delivery thread that waits for room
-//     (docs/design/mpi.md).
+//   - a protocol transport (protocol_transport.cpp) over a link (link.hpp):
+//     weft's wire protocol (protocol.hpp) ships a frame (wire.hpp) to the
+//     destination rank within its credit, and that rank's progress step, run
+//     by the scheduler (core/progress.hpp), decodes it and calls
+//     port_try_put, or hands it to a delivery thread that waits for room. The
+//     links: mpi (mpi.cpp, built when MPI is: one node per rank;
+//     docs/design/mpi.md) and faulty (faulty.cpp: every node in this process,
+//     with injected faults, for tests).
 #pragma once
 
 #include <cstddef>
@@ -69,6 +72,11 @@ public:
         *next_ns = 0;
         return 0;
     }
+    // Port `to` of this process dropped a message of thread `sender` (its
+    // sender token) of `node`, a node of another process: tell that thread
+    // (its waiting receive returns ECONNABORTED, port.cpp note_loss). Called
+    // with no port locked.
+    virtual void report_loss(std::uint32_t /*node*/, std::uint64_t /*sender*/, const weft_port_id_t& /*to*/) {}
 };
 
 struct transport_config {
@@ -84,7 +92,7 @@ const char* transport_names();
 // stderr says why: mpi could not start), or ENOMEM.
 [[nodiscard]] int make_transport(const transport_config& cfg, std::unique_ptr<transport>* out);
 #if WEFT_HAVE_MPI
-// mpi.cpp's part of make_transport.
+// mpi.cpp's part of make_transport: the protocol over the mpi link.
 [[nodiscard]] int make_mpi_transport(const transport_config& cfg, std::unique_ptr<transport>* out);
 #endif
 
