@@ -51,7 +51,6 @@ constexpr std::size_t kFaultyFrameMax = 4032;
 static_assert(kFaultyWindowMsgs == kWindowMsgs && kFaultyWindowBytes == kWindowBytes,
               "the tests' bound on what is in flight is the protocol's window");
 
-class faulty_link;
 struct fabric;
 
 // The fabric of the running faulty job (for faulty_kill and its kin), or null.
@@ -93,7 +92,6 @@ struct fabric {
         std::vector<std::deque<packet>> bulks;   // to this rank, per sender
         std::vector<std::int64_t> last_visible;  // per (dest, lane): the latest visible time posted by this rank
         std::vector<void*> finished;             // this rank's sends taken by their receiver: to tell
-        faulty_link* link = nullptr;
         std::uint64_t taken = 0;                 // frames it took
         bool dead = false;
         bool stalled = false;
@@ -164,8 +162,6 @@ public:
 
     int open(link_sink* sink) override {
         sink_ = sink;
-        lock_guard<spinlock> g(f_->lock);
-        f_->ranks[std::size_t(rank_)].link = this;
         return 0;
     }
 
@@ -322,25 +318,23 @@ public:
 
     void close() override {
         lock_guard<spinlock> g(f_->lock);
-        auto& me = f_->ranks[std::size_t(rank_)];
-        for (packet& p : me.frames) f_->drop(p);
-        me.frames.clear();
-        for (auto& q : me.bulks) {
-            for (packet& p : q) f_->drop(p);
-            q.clear();
-        }
-        me.link = nullptr;
+        clear_inbox_locked(*f_, rank_);
     }
 
-    static void kill_locked(fabric& f, int r) {
+    // Drops what waits for rank r (the fabric's lock held).
+    static void clear_inbox_locked(fabric& f, int r) {
         auto& me = f.ranks[std::size_t(r)];
-        me.dead = true;
         for (packet& p : me.frames) f.drop(p);
         me.frames.clear();
         for (auto& q : me.bulks) {
             for (packet& p : q) f.drop(p);
             q.clear();
         }
+    }
+
+    static void kill_locked(fabric& f, int r) {
+        f.ranks[std::size_t(r)].dead = true;
+        clear_inbox_locked(f, r);
         for (auto& other : f.ranks) {  // what it sent and nobody took yet is lost with it
             for (auto it = other.frames.begin(); it != other.frames.end();) {
                 if (it->src == r) {
