@@ -265,7 +265,7 @@ public:
 
     int test_bulk(bulk_handle* h, bool* done) override {
         auto* r = reinterpret_cast<bulk_recv*>(static_cast<std::uintptr_t>(h->req));
-        int rc = take_bulk(r->source, r->buf, r->n, done);
+        int rc = take_bulk(r->source, r->buf, r->n, false, done);
         if (rc == 0 && !*done) return 0;
         delete r;
         h->active = false;
@@ -276,14 +276,15 @@ public:
     bulk_start try_bulk_recv(int source, void* buf, std::size_t n, bulk_handle* h) override {
         h->active = false;
         bool done = false;
-        if (take_bulk(source, buf, n, &done) != 0) return bulk_start::failed;
+        if (take_bulk(source, buf, n, true, &done) != 0) return bulk_start::failed;
         return done ? bulk_start::in : bulk_start::absent;
     }
 
     // Takes `source`'s next bulk once visible: copies it into buf (reading a
     // rendezvous sender's buffer now) and tells its sender. 0 (*done: it was
-    // visible), or EIO (said) when its length is not n.
-    int take_bulk(int source, void* buf, std::size_t n, bool* done) {
+    // visible; counted as received directly or staged), or EIO (said) when
+    // its length is not n.
+    int take_bulk(int source, void* buf, std::size_t n, bool direct, bool* done) {
         *done = false;
         lock_guard<spinlock> g(f_->lock);
         auto& me = f_->ranks[std::size_t(rank_)];
@@ -301,6 +302,7 @@ public:
         }
         std::memcpy(buf, bytes, n);
         f_->drop(p);  // and its sender is told
+        (direct ? f_->seen.bulks_direct : f_->seen.bulks_staged) += 1;
         *done = true;
         return 0;
     }

@@ -80,9 +80,9 @@ public:
 };
 
 struct transport_config {
-    std::string name;               // a name transport_names() lists
-    std::uint32_t nodes = 0;        // the configured nodes (weft_net_config_t.nodes), 0: not set
-    std::int64_t alpha_ns = 0;      // inproc: injected delay per message to another node
+    std::string name;           // a name transport_names() lists
+    std::uint32_t nodes = 0;    // the configured nodes (weft_net_config_t.nodes), 0: not set
+    std::int64_t alpha_ns = 0;  // inproc: injected delay per message to another node
     std::int64_t beta_ns_per_byte = 0;
 };
 
@@ -99,10 +99,10 @@ const char* transport_names();
 // them before weft_net_init; a program run with WEFT_NET=faulty gets the
 // defaults (docs/env.md).
 struct faulty_plan {
-    std::uint64_t seed = 1;              // of the delays
-    std::int64_t delay_min_ns = 0;       // each frame's and bulk's delay: uniform in [min, max]
+    std::uint64_t seed = 1;         // of the delays
+    std::int64_t delay_min_ns = 0;  // each frame's and bulk's delay: uniform in [min, max]
     std::int64_t delay_max_ns = 20'000;
-    int dies = -1;                       // a rank that dies after taking dies_after (>= 1) frames; -1: none
+    int dies = -1;  // a rank that dies after taking dies_after (>= 1) frames; -1: none
     std::uint64_t dies_after = 0;
 };
 void set_faulty_plan(const faulty_plan& p);
@@ -115,13 +115,16 @@ void set_faulty_plan(const faulty_plan& p);
 // frames: how many, and the most in flight (posted, not yet taken by the
 // receiver) from one rank to one other, in frames and in window bytes (a
 // frame's charge: its length, at most the window). The protocol's credit
-// bounds both by its window.
+// bounds both by its window. And how its bulks were received: straight into
+// a waiting receiver's buffer (try_bulk_recv), or into a staging buffer.
 inline constexpr std::uint64_t kFaultyWindowMsgs = 64;
 inline constexpr std::uint64_t kFaultyWindowBytes = std::uint64_t(4) << 20;
 struct faulty_counts {
     std::uint64_t data_frames = 0;
     std::uint64_t max_in_flight_msgs = 0;
     std::uint64_t max_in_flight_bytes = 0;
+    std::uint64_t bulks_direct = 0;
+    std::uint64_t bulks_staged = 0;
 };
 faulty_counts faulty_observed();
 [[nodiscard]] int faulty_stall(int rank);

@@ -15,7 +15,9 @@
 //     port destroyed meanwhile makes its sender's waiting receive return
 //     ECONNABORTED, whether the message was buffered or still on the wire;
 //   - a long send abandoned on a dead peer leaves the caller's buffer free to
-//     reuse when weft_net_send returns (faulty).
+//     reuse when weft_net_send returns (faulty);
+//   - a long message into a receiver already waiting is received straight
+//     into its buffer, without a staging buffer (faulty).
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
@@ -107,7 +109,7 @@ class NetProtocolFaultsConcurrent : public NetTransportConcurrent {};
 // protocol) and of the copy limit (64 KiB).
 constexpr std::size_t kSizes[] = {8, 3969, 0, 3968, 70000, 16, 65536, 5000, 65537, 100};
 constexpr std::size_t kMaxSize = 70000;
-constexpr int kSenders = 2;   // per node, on nodes 1 and 2
+constexpr int kSenders = 2;  // per node, on nodes 1 and 2
 constexpr int kPerSender = 30;
 
 unsigned char byte_of(int node, int thread, int seq, std::size_t i) {
@@ -152,8 +154,8 @@ TEST_P(NetTransportConcurrent, every_message_arrives_once_in_order_per_sender_an
         int thread = st.tag / 1000, seq = st.tag % 1000;
         ASSERT_TRUE(thread >= 0 && std::size_t(thread) < s.size()) << "tag " << st.tag;
         ASSERT_EQ(st.source, std::uint32_t(s[std::size_t(thread)].node)) << "tag " << st.tag;
-        ASSERT_EQ(seq, next[std::size_t(thread)]) << "sender " << thread << ": message " << seq << " came where "
-                                                  << next[std::size_t(thread)] << " was due";
+        ASSERT_EQ(seq, next[std::size_t(thread)])
+            << "sender " << thread << ": message " << seq << " came where " << next[std::size_t(thread)] << " was due";
         next[std::size_t(thread)] = seq + 1;
         std::size_t want = kSizes[std::size_t(seq) % (sizeof kSizes / sizeof kSizes[0])];
         ASSERT_EQ(st.len, want) << "sender " << thread << " message " << seq;
@@ -350,6 +352,64 @@ TEST_P(NetProtocolFaultsConcurrent, a_long_send_abandoned_on_a_dead_peer_leaves_
         }
         EXPECT_EQ(weft_net_port_destroy(port), 0);
     });
+}
+
+// A long message whose receiver already waits on its port goes straight into
+// that receiver's buffer (the link's try_bulk_recv: no staging buffer); one
+// nobody waits for goes through a staging buffer. No delays, so that a bulk is
+// in the link as soon as its header. With one worker the receiving thread is
+// waiting before the sender runs (it runs until it blocks); with more only
+// the messages are checked.
+TEST_P(NetProtocolFaultsConcurrent, a_long_message_goes_straight_into_a_waiting_receivers_buffer) {
+    net::faulty_plan plan;
+    plan.delay_max_ns = 0;
+    start(plan);
+    weft_port_id_t port{};
+    ASSERT_EQ(weft_net_port_create(&port, 4, kMaxSize), 0);
+    int v = 0;
+    wt::run_on(1, [&] { EXPECT_EQ(weft_net_send(port, 0, &v, sizeof v), 0); });  // node 1 learns the port
+    ASSERT_EQ(weft_net_recv(port, &v, sizeof v, nullptr, WEFT_NET_FOREVER), 0);
+    const net::faulty_counts before = net::faulty_observed();
+    auto send_from_1 = [&](std::size_t len) {
+        wt::run_on(1, [&] {
+            std::vector<unsigned char> out(len);
+            for (std::size_t i = 0; i < len; ++i) out[i] = byte_of(1, 0, int(len), i);
+            EXPECT_EQ(weft_net_send(port, int(len), out.data(), len), 0);
+        });
+    };
+    auto check = [&](const std::vector<unsigned char>& in, const weft_net_status_t& st, std::size_t len) {
+        EXPECT_EQ(st.len, len);
+        EXPECT_EQ(st.tag, int(len));
+        std::size_t bad = len;
+        for (std::size_t i = 0; i < len && bad == len; ++i)
+            if (in[i] != byte_of(1, 0, int(len), i)) bad = i;
+        EXPECT_EQ(bad, len) << "byte " << bad << " of a " << len << "-byte message differs";
+    };
+    for (std::size_t len : {std::size_t(5000), std::size_t(70000)}) {  // a bulk from a copy, from the caller's buffer
+        std::vector<unsigned char> in(kMaxSize, 0);
+        weft_net_status_t st{};
+        int rc = -1;
+        auto receive = [&] { rc = weft_net_recv(port, in.data(), in.size(), &st, WEFT_NET_FOREVER); };
+        weft_thread_t t = wt::spawn_on(0, &receive);
+        for (int i = 0; i < 8; ++i) weft_thread_yield();
+        send_from_1(len);
+        ASSERT_EQ(weft_thread_join(t, nullptr), 0);
+        ASSERT_EQ(rc, 0);
+        check(in, st, len);
+    }
+    send_from_1(70000);
+    std::vector<unsigned char> in(kMaxSize, 0);
+    weft_net_status_t st{};
+    ASSERT_EQ(weft_net_recv(port, in.data(), in.size(), &st, WEFT_NET_FOREVER), 0);
+    check(in, st, 70000);
+    const net::faulty_counts c = net::faulty_observed();
+    std::uint64_t direct = c.bulks_direct - before.bulks_direct, staged = c.bulks_staged - before.bulks_staged;
+    EXPECT_EQ(direct + staged, 3u);
+    if (GetParam().rt.workers == 1) {
+        EXPECT_EQ(direct, 2u) << "a long message into a waiting receiver was staged, not received into its buffer";
+        EXPECT_EQ(staged, 1u) << "a long message nobody waited for was not staged";
+    }
+    EXPECT_EQ(weft_net_port_destroy(port), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, NetTransportConcurrent, ::testing::ValuesIn(params({"inproc", "faulty"})),
