@@ -6,7 +6,10 @@
 // Glossary:
 //   frame      one MPI message of tag kTagFrame, at most kFrameMax bytes.
 //   bulk       one MPI message of tag kTagBulk: a long message's payload,
-//              taken only by a receive posted for its sender (post_bulk_recv).
+//              taken only by a receive posted for its sender (post_bulk_recv,
+//              MPI_Irecv), or matched once MPI holds it (try_bulk_recv,
+//              MPI_Improbe and MPI_Imrecv: the protocol's receive straight
+//              into a waiting thread's buffer).
 //   ring       kRingSlots receives of a frame, posted in advance (MPI_Irecv from
 //              any rank): frames match them in posting order, and poll tests
 //              the oldest, so frames are taken in the order MPI matched them
