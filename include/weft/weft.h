@@ -899,9 +899,11 @@ WEFT_API int weft_net_port_create(weft_port_id_t *id, size_t max_msgs, size_t ma
  * for the reply), or its next receive that finds nothing at once, returns
  * ECONNABORTED with st->port the destroyed port, so that a thread that sent a
  * request and waits for the answer does not wait for ever. Told once per
- * thread however many of its messages were dropped before it looked; not
- * told: an external thread, and (mpi) a thread of another rank, whose later
- * send to the port fails once its message was sent back as refused.
+ * thread however many of its messages were dropped before it looked (a
+ * thread of another rank: once per port, as the refusals come back over the
+ * wire; its later sends to the port fail with ENOENT); not told: an
+ * external thread. A message that reaches the port after the destroy (it was
+ * on the wire) is dropped and told the same way.
  * To stop without dropping: weft_net_port_close, drain, then destroy.
  * Errors: ENOTCONN no job; ENOENT no such port (also when its node is not
  *         one of the job's); EPERM the port is on another node. */

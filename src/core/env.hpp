@@ -40,7 +40,7 @@ struct settings {
     bool adapt_explicit = false; // asked for (field or variable), not the default
     int adapt_interval_ms = 0;   // WEFT_ADAPT_INTERVAL: 0 = the mode's default
     std::string budget_name;     // WEFT_BUDGET: a shm name, "off", or empty = the per-user default
-    // The message-passing transport's (src/net/mpi.cpp), validated here so that
+    // The message-passing transport's (src/net/mpi.cpp, src/net/protocol_liveness.cpp), validated here so that
     // a bad value is refused whatever the transport, even in a build without MPI.
     bool mpi_thread_multiple = false;  // WEFT_MPI_THREAD: multiple (true) or funneled
     std::int64_t peer_timeout_ns = 0;  // WEFT_NET_PEER_TIMEOUT: 0 = off

@@ -59,6 +59,8 @@ int read_net_settings(const weft_net_config_t* cfg, std::uint32_t* nodes, transp
     out->name = "inproc";
     if (name != nullptr && WEFT_HAVE_MPI && iequals(name, "mpi")) {
         out->name = "mpi";
+    } else if (name != nullptr && iequals(name, "faulty")) {
+        out->name = "faulty";
     } else if (name != nullptr && !iequals(name, "inproc")) {
         complain(what, name, transport_valid());
         return EINVAL;

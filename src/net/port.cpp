@@ -587,6 +587,10 @@ int port_destroy(job& j, std::uint32_t self, const weft_port_id_t& id) {
 }
 
 void note_loss(job& j, std::uint32_t node, std::uint64_t sender, const weft_port_id_t& to) {
+    if (j.home >= 0 && node != std::uint32_t(j.home)) {  // the sender is in another process
+        j.tp->report_loss(node, sender, to);
+        return;
+    }
     j.loss_lock.lock();
     bool known = false;
     for (const auto& e : j.lost) known |= e.first == sender;

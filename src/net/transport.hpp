@@ -9,11 +9,14 @@
 //   - inproc (inproc.cpp): every node is in this process; send calls port_put
 //     directly, after stamping the injected delay alpha + beta * bytes as the
 //     message's ready time;
-//   - mpi (mpi.cpp, built when MPI is): one node per rank; send ships a frame
-//     (wire.hpp) to the destination rank within its credit, and that rank's
-//     progress step, run by the scheduler (core/progress.hpp), decodes it and
-//     calls port_try_put, or hands it to a delivery thread that waits for room
-//     (docs/design/mpi.md).
+//   - a protocol transport (protocol_transport.cpp) over a link (link.hpp):
+//     weft's wire protocol (protocol.hpp) ships a frame (wire.hpp) to the
+//     destination rank within its credit, and that rank's progress step, run
+//     by the scheduler (core/progress.hpp), decodes it and calls
+//     port_try_put, or hands it to a delivery thread that waits for room. The
+//     links: mpi (mpi.cpp, built when MPI is: one node per rank;
+//     docs/design/mpi.md) and faulty (faulty.cpp: every node in this process,
+//     with injected faults, for tests).
 #pragma once
 
 #include <cstddef>
@@ -69,22 +72,66 @@ public:
         *next_ns = 0;
         return 0;
     }
+    // Port `to` of this process dropped a message of thread `sender` (its
+    // sender token) of `node`, a node of another process: tell that thread
+    // (its waiting receive returns ECONNABORTED, port.cpp note_loss). Called
+    // with no port locked.
+    virtual void report_loss(std::uint32_t /*node*/, std::uint64_t /*sender*/, const weft_port_id_t& /*to*/) {}
 };
 
 struct transport_config {
-    std::string name;               // a name transport_names() lists
-    std::uint32_t nodes = 0;        // the configured nodes (weft_net_config_t.nodes), 0: not set
-    std::int64_t alpha_ns = 0;      // inproc: injected delay per message to another node
+    std::string name;           // a name transport_names() lists
+    std::uint32_t nodes = 0;    // the configured nodes (weft_net_config_t.nodes), 0: not set
+    std::int64_t alpha_ns = 0;  // inproc: injected delay per message to another node
     std::int64_t beta_ns_per_byte = 0;
 };
 
-// The transports this build has, for messages: "inproc", or "inproc, mpi".
+// The transports this build has, for messages: "inproc, faulty", or "inproc, faulty, mpi".
 const char* transport_names();
 // Makes the transport cfg.name names into *out: 0, or EINVAL (a message on
 // stderr says why: mpi could not start), or ENOMEM.
 [[nodiscard]] int make_transport(const transport_config& cfg, std::unique_ptr<transport>* out);
+// faulty.cpp's part of make_transport: the protocol over the faulty link,
+// every node in this process, with the faults of the plan set last.
+[[nodiscard]] int make_faulty_transport(const transport_config& cfg, std::unique_ptr<transport>* out);
+
+// The faults the next WEFT_NET=faulty job injects (faulty.cpp): a test sets
+// them before weft_net_init; a program run with WEFT_NET=faulty gets the
+// defaults (docs/env.md).
+struct faulty_plan {
+    std::uint64_t seed = 1;         // of the delays
+    std::int64_t delay_min_ns = 0;  // each frame's and bulk's delay: uniform in [min, max]
+    std::int64_t delay_max_ns = 20'000;
+    int dies = -1;  // a rank that dies after taking dies_after (>= 1) frames; -1: none
+    std::uint64_t dies_after = 0;
+};
+void set_faulty_plan(const faulty_plan& p);
+// Faults of the running faulty job's rank (0, or EINVAL: no faulty job, or
+// no such rank): it dies now (it takes nothing more, and nothing it sent
+// and nobody took arrives); it stops answering (nothing to or from it moves);
+// it answers again (everything held moves, in order).
+[[nodiscard]] int faulty_kill(int rank);
+// What the running (or last) faulty job's link saw of the protocol's data
+// frames: how many, and the most in flight (posted, not yet taken by the
+// receiver) from one rank to one other, in frames and in window bytes (a
+// frame's charge: its length, at most the window). The protocol's credit
+// bounds both by its window. And how its bulks were received: straight into
+// a waiting receiver's buffer (try_bulk_recv), or into a staging buffer.
+inline constexpr std::uint64_t kFaultyWindowMsgs = 64;
+inline constexpr std::uint64_t kFaultyWindowBytes = std::uint64_t(4) << 20;
+struct faulty_counts {
+    std::uint64_t data_frames = 0;
+    std::uint64_t max_in_flight_msgs = 0;
+    std::uint64_t max_in_flight_bytes = 0;
+    std::uint64_t bulks_direct = 0;
+    std::uint64_t bulks_staged = 0;
+};
+faulty_counts faulty_observed();
+[[nodiscard]] int faulty_stall(int rank);
+[[nodiscard]] int faulty_resume(int rank);
+
 #if WEFT_HAVE_MPI
-// mpi.cpp's part of make_transport.
+// mpi.cpp's part of make_transport: the protocol over the mpi link.
 [[nodiscard]] int make_mpi_transport(const transport_config& cfg, std::unique_ptr<transport>* out);
 #endif
 

@@ -1,5 +1,5 @@
-// weft::detail::net — the wire format of the mpi transport: one frame per MPI
-// message, a fixed 64-byte header followed by the payload (or, for a long
+// weft::detail::net — the wire format of the protocol (protocol.hpp): one frame
+// per message of a link's frame lane, a fixed 64-byte header followed by the payload (or, for a long
 // message, by nothing: its payload is the sender's next bulk message), and its
 // decoder.
 //
@@ -24,7 +24,8 @@
 //    32     8  sent_ns    data: CLOCK_MONOTONIC at the send (the sender's clock)
 //    40     8  len        bytes of payload (data only; else 0): after the header,
 //                         or in the bulk message that follows (kFlagBulk)
-//    48     8  arg0       credit: messages returned; probe, probe_reply: the request id
+//    48     8  arg0       credit: messages returned; probe, probe_reply: the request id;
+//                         data, nack: the sending thread's token (msg_header::sender), 0: none
 //    56     8  arg1       credit: bytes returned; probe_reply: the port's max_bytes
 #pragma once
 
@@ -40,10 +41,10 @@ inline constexpr std::size_t kWireHeaderBytes = 64;
 // useful max_bytes; a length above it is a garbled frame, not a message.
 inline constexpr std::uint64_t kWireMaxPayload = std::uint64_t(1) << 30;
 // The most messages one credit frame may return (a peer's whole window is far
-// smaller; mpi.cpp checks it against its own window).
+// smaller; the protocol caps it at its own window, protocol_receive.cpp).
 inline constexpr std::uint64_t kWireMaxCreditMsgs = std::uint64_t(1) << 20;
 // A data frame of only its header: its len payload bytes are the sender's next
-// message on the transport's bulk tag (mpi.cpp), which carries nothing else.
+// message on the link's bulk lane (link.hpp), which carries nothing else.
 inline constexpr std::uint16_t kFlagBulk = 1;
 
 enum class frame_kind : std::uint8_t {

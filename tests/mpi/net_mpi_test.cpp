@@ -274,6 +274,18 @@ void case_destroy_with_remote_senders() {
         for (; i < kManyToDestroyed && rc == 0; ++i) rc = weft_net_send(all[0], 0, &i, sizeof i);
         CHECK(rc == ENOENT || rc == EPIPE, "after %d sends: rc %d, expected ENOENT (or EPIPE)", i, rc);
         CHECK(i < kManyToDestroyed, "all %d sends to a destroyed port succeeded", i);
+        // The messages the destroy dropped are reported to this thread's
+        // waiting receive, across the wire as on one node (nack with the
+        // sender's token): ECONNABORTED naming the destroyed port, not a wait
+        // until the timeout.
+        weft_net_status_t st;
+        int v;
+        rc = weft_net_recv(p, &v, sizeof v, &st, 30'000'000'000LL);
+        CHECK(rc == ECONNABORTED, "the receive after the loss returned %d, expected ECONNABORTED (%d)", rc,
+              ECONNABORTED);
+        CHECK(st.port.node == all[0].node && st.port.index == all[0].index && st.port.gen == all[0].gen,
+              "the loss names port {%u, %u, %u}, expected the destroyed {%u, %u, %u}", st.port.node, st.port.index,
+              st.port.gen, all[0].node, all[0].index, all[0].gen);
     } else if (g_rank == 0) {
         int v;
         weft_net_status_t st;

@@ -384,6 +384,16 @@ TEST_F(Net, environment_is_validated) {
         ASSERT_EQ(weft_net_init(nullptr), 0);
         EXPECT_EQ(weft_net_finalize(), 0);
     }
+    {
+        wt::scoped_env e("WEFT_NET", "Faulty");  // the protocol over the fault-injecting link, any case
+        ASSERT_EQ(weft_net_init(nullptr), 0);
+        EXPECT_STREQ(weft_net_transport(), "faulty");
+        EXPECT_EQ(weft_net_finalize(), 0);
+    }
+    {
+        wt::scoped_env e("WEFT_NET", "faulty,seed=3");
+        EXPECT_EQ(weft_net_init(nullptr), EINVAL);
+    }
     weft_net_config_t c{};
     c.nodes = 1025;
     EXPECT_EQ(weft_net_init(&c), EINVAL);
