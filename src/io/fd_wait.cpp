@@ -227,6 +227,16 @@ int wait_ready(int fd, fd_entry* e, direction d, std::uint64_t seen, std::int64_
     return rc;
 }
 
+bool has_waiters(int fd, direction d) {
+    fd_entry* e = entry_of(fd, false);
+    if (e == nullptr) return false;
+    spinlock_ref lk(*e->lock.word());
+    lk.lock();
+    bool const parked = e->head[d] != nullptr;
+    lk.unlock();
+    return parked;
+}
+
 void wake_closed(int fd) {
     fd_entry* e = entry_of(fd, false);
     if (e == nullptr) return;

@@ -57,4 +57,9 @@ int wait_ready(int fd, fd_entry* e, direction d, std::uint64_t seen, std::int64_
 // descriptor is closed).
 void wake_closed(int fd);
 
+// Whether a weft thread is parked on fd for d now: lets a test act on a
+// descriptor only once its waiter has stopped using it (after the waiter's
+// last use, through the entry's lock).
+bool has_waiters(int fd, direction d);
+
 }  // namespace weft::detail::io

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "io/fd_wait.hpp"
 #include "support/weft_test.hpp"
 
 namespace {
@@ -408,8 +409,10 @@ TEST_P(Io, close_during_a_wait_wakes_the_waiter_with_ebadf) {
         n = weft_read(s[0], &c, 1);
         err = errno_now();
     });
-    ASSERT_TRUE(wt::yield_until([&] { return reading.load(); }));
-    wt::settle();
+    // Closed only once the reader is parked: its read no longer uses the
+    // descriptor (and close does not race its last use of it).
+    ASSERT_TRUE(wt::yield_until(
+        [&] { return reading.load() && weft::detail::io::has_waiters(s[0], weft::detail::io::for_read); }));
     EXPECT_EQ(weft_close(s[0]), 0);
     forget(s[0]);
     wt::join(r);
