@@ -3,10 +3,10 @@
 # system packages install the set they need first (scripts/deps.sh). See docs/build.md.
 #
 #   make demo          packages for the benchmarks + release build of weft-bench +
-#                      weft-bench demo: short runs of every experiment (about 85
+#                      weft-bench demo: short runs of every experiment (about 80
 #                      s), tables, out/report/index.html
 #   make bench         the same packages and build + weft-bench all: the full suite
-#                      at benchmark sizes (about 28 minutes on 2 cores), same report
+#                      at benchmark sizes (about 40 minutes on 2 cores, estimated), same report
 #   make test          packages for the tests + release (all tests), asan (all tests),
 #                      tsan (label concurrency), fuzz; last line "N passed, N failed"
 #   make deps          every package any target needs (scripts/deps.sh all)

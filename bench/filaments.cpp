@@ -319,8 +319,8 @@ registrar const reg{experiment{
         },
     .run = run,
     .in_demo = true,
-    .demo_args = {"--app", "fib,quadrature,quicksort,jacobi,matmul", "--demo-sizes", "--rounds", "3", "--min-seconds",
-                  "0.6", "--no-peers"},
+    .demo_args = {"--app", "fib,quadrature,quicksort,jacobi,matmul", "--demo-sizes", "--rounds", "2", "--min-seconds",
+                  "0.3", "--no-peers"},
     .demo_order = 30,
 }};
 

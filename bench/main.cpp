@@ -37,10 +37,9 @@ namespace {
 constexpr int exit_usage = 2;
 
 // How long `weft-bench all` takes, for the demo's closing lines and --help:
-// `time build/release/bin/weft-bench all` took 32 min 52 s on the 2-core AMD
-// EPYC VM the project is developed on, shared with other builds (load
-// average 8-13; docs/bench.md, "demo, all and the report").
-constexpr char const* full_suite_duration = "about 28 minutes";
+// estimated from its parts (docs/bench.md, "demo, all and the report"):
+// about 28 minutes without suite000 at the paper's sizes, 7-10 with it.
+constexpr char const* full_suite_duration = "about 40 minutes";
 
 std::vector<std::string> experiment_names() {
     std::vector<std::string> names;
@@ -74,7 +73,7 @@ void print_usage(std::FILE* out) {
     std::fprintf(out,
                  "\ncommands:\n"
                  "  %-*s  the experiments above, one per line\n"
-                 "  %-*s  short runs of every demo experiment (about 85 s), out/results.jsonl, out/report/\n"
+                 "  %-*s  short runs of every demo experiment (about 80 s), out/results.jsonl, out/report/\n"
                  "  %-*s  the same experiments at full size (%s on 2 cores), same outputs\n",
                  int(w), "list", int(w), "demo", int(w), "all", full_suite_duration);
 }
