@@ -221,4 +221,8 @@ void wait_for_external_wakers() {
 
 void wake(wait_record* rec) { wake_from(current_worker(), rec); }
 
+bool waiter_abandoned(wait_record const* rec) {
+    return rec->waiter != nullptr && rec->waiter->magic == ult_magic_abandoned;
+}
+
 }  // namespace weft::detail

@@ -59,6 +59,11 @@ int wait(wait_record* rec, std::uint32_t* lock, std::int64_t deadline_ns, const 
 void wake(wait_record* rec);
 // The same, for a caller that already knows its worker (null: external).
 void wake_from(struct worker* w, wait_record* rec);
+
+// Whether rec's waiter is a weft thread that the child of fork() copied from
+// its parent: it never runs in the child, so a mutex must not be handed to it
+// (the unlock in a pthread_atfork child handler would give the mutex away).
+bool waiter_abandoned(wait_record const* rec);
 // Returns once no kernel thread outside the workers is inside a wake
 // (weft_finalize, before it frees the runtime).
 void wait_for_external_wakers();
