@@ -158,8 +158,7 @@ int mutex_unlock(weft_mutex_t* m, void* self) {
     lk.lock();
     wait_list q(m->head_, m->tail_);
     wait_record* next = q.pop_front();
-    while (next != nullptr && waiter_abandoned(next)) [[unlikely]]
-        next = q.pop_front();
+    while (next != nullptr && waiter_abandoned(next)) next = q.pop_front();
     if (next == nullptr) {
         state(m).store(0, memory_order_release);
         lk.unlock();
