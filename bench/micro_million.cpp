@@ -1,7 +1,6 @@
 // weft-bench micro: many threads created with many live at once (Narlikar &
 // Blelloch's point that lightweight threads make a thread per unit of work
-// affordable, at the scale of issue 27's target: a million threads with a
-// hundred thousand live).
+// affordable): a million threads with a hundred thousand live at once.
 //
 //   million_threads  10 x --iters weft threads in ten batches; each batch
 //                    creates --iters threads that all block on one semaphore

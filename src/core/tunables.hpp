@@ -110,8 +110,8 @@ inline constexpr std::size_t default_stack_size = 64 * 1024;
 // every batch. The cost is at most this many pages kept after the threads
 // end (512 MiB with 4 KiB pages, and only after so many were live at once);
 // the pages below the top are returned, so a spike of deep stacks keeps one
-// page per stack, not its depth. Sized for issue 27's 100,000 live threads
-// with room to spare.
+// page per stack, not its depth. Sized for a program with 100,000 threads
+// live at once (weft-bench micro's million_threads) with room to spare.
 inline constexpr std::size_t stack_keep_top_max = std::size_t(1) << 17;
 // Upper bound accepted for a stack size, bytes (WEFT_STACK_SIZE, attributes).
 // Guess: a larger request is almost certainly a unit mistake.
