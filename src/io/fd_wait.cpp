@@ -1,4 +1,5 @@
 #include "io/fd_wait.hpp"
+#include "io/kernel_thread.hpp"
 
 #include <pthread.h>
 #include <signal.h>
@@ -155,21 +156,7 @@ void start_poller() {
         std::fprintf(stderr, "weft: epoll_create1 for the descriptor poller failed: %s\n", std::strerror(errno));
         std::abort();
     }
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attr, 64 * 1024);
-    pthread_t t;
-    int rc = pthread_create(&t, &attr, &poller_main, nullptr);
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    if (rc != 0) {
-        std::fprintf(stderr, "weft: cannot start the descriptor poller thread: %s\n", std::strerror(rc));
-        std::abort();
-    }
+    start_kernel_thread(&poller_main, nullptr, "the descriptor poller thread");
     static bool at_fork = false;  // under start_lock
     if (!at_fork) at_fork = pthread_atfork(nullptr, nullptr, &reset_in_child) == 0;
     started.store(true, memory_order_release);

@@ -13,6 +13,7 @@
 #include "core/outside.hpp"
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
+#include "io/kernel_thread.hpp"
 #include "io/thread_errno.hpp"
 #include "sync/primitives.hpp"
 
@@ -115,21 +116,7 @@ void* helper_main(void* arg) {
 }
 
 void start_helper(helper_pool* p) {
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attr, 64 * 1024);
-    pthread_t t;
-    int rc = pthread_create(&t, &attr, &helper_main, p);
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    if (rc != 0) {
-        std::fprintf(stderr, "weft: cannot start a helper thread for a blocking system call: %s\n", std::strerror(rc));
-        std::abort();
-    }
+    start_kernel_thread(&helper_main, p, "a helper thread for a blocking system call");
 }
 
 }  // namespace
