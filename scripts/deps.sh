@@ -17,7 +17,9 @@
 #           context switch, cross-compiled and run under emulation) + clang-14
 #           and libclang-rt-14-dev (libFuzzer: the fuzz stage) + pigz, plzip,
 #           xz-utils, zstd, sqlite3 (unmodified Pthreads programs run under
-#           libweft-pthread: label shim_programs)            -> make test
+#           libweft-pthread: label shim_programs) + ccache (scripts/test.sh
+#           compiles through it: a checkout of sources built before
+#           recompiles in seconds)                           -> make test
 #   tools:  valgrind (bench/callgrind_micro.sh: instructions per micro operation)
 #   all:    every set                                         -> make deps
 #
@@ -32,7 +34,7 @@ build_set=(cmake ninja-build g++ pkg-config libgtest-dev libopenmpi-dev openmpi-
 peer_set=(libboost-fiber-dev libboost-context-dev libtbb-dev libfftw3-dev)
 bench_set=("${build_set[@]}" "${peer_set[@]}" python3-matplotlib)
 shim_programs_set=(pigz plzip xz-utils zstd sqlite3)
-test_set=("${build_set[@]}" libtbb-dev g++-aarch64-linux-gnu qemu-user clang-14 libclang-rt-14-dev "${shim_programs_set[@]}")
+test_set=("${build_set[@]}" libtbb-dev g++-aarch64-linux-gnu qemu-user clang-14 libclang-rt-14-dev "${shim_programs_set[@]}" ccache)
 tools_set=(valgrind)
 
 say() { printf 'deps: %s\n' "$*" >&2; }

@@ -15,12 +15,19 @@
 # status is non-zero if anything failed.
 #
 # Environment: WEFT_JOBS (default 2); WEFT_TEST_STAGES (default "release asan tsan fuzz");
-# WEFT_CTEST_ARGS (extra ctest arguments for every stage, e.g. "-R unit\.").
+# WEFT_CTEST_ARGS (extra ctest arguments for every stage, e.g. "-R unit\.");
+# WEFT_CCACHE=0 builds without ccache even where it is installed (see below).
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 jobs=${WEFT_JOBS:-2}
+# Four fresh builds are most of the run's time on 2 cores; where ccache is installed,
+# objects compiled before (another checkout of the same sources) are reused. The tests
+# run the same binaries either way.
+if [[ "${WEFT_CCACHE:-1}" != 0 && -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]] && command -v ccache >/dev/null; then
+    export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
+fi
 read -r -a stages <<<"${WEFT_TEST_STAGES:-release asan tsan fuzz}"
 # shellcheck disable=SC2206 # word splitting intended
 extra_ctest_args=(${WEFT_CTEST_ARGS:-})
