@@ -56,6 +56,7 @@
 #include "apps/pde/pde_weft.hpp"
 #include "harness.hpp"
 #include "mpi_launch.hpp"
+#include "pde_targets.hpp"
 #include "pde_weft.hpp"
 #include "pingpong.hpp"
 #include "weft/weft.h"
@@ -364,7 +365,8 @@ std::string raw_peer_of(std::string const& weft_version) {
 }
 
 void emit_weft_rows(context& ctx, table& t, long p, std::vector<long> const& sides, job_rounds const& wj,
-                    job_rounds const* raw, std::vector<std::string> const& versions, int cpus) {
+                    job_rounds const* raw, std::vector<std::string> const& versions, int cpus,
+                    std::vector<target_point>& points) {
     pingpong::fit const remote = wj.fit("remote"), overhead = wj.fit("overhead"), local = wj.fit("local");
     model_params mp;
     set_remote(mp, remote, overhead);
@@ -387,6 +389,7 @@ void emit_weft_rows(context& ctx, table& t, long p, std::vector<long> const& sid
             rec.add("time_s", sum.median).add("time_s_spread", sum.spread).add("model_s", model_s);
             rec.add("time_over_model", model_s > 0 ? sum.median / model_s : 0.0);
             rec.add("model_overlap_s", overlap_s).add("time_over_model_overlap", sum.median / overlap_s);
+            points.push_back({"mpi", p, s * s, name, sum.median, overlap_s, ts});
             if (base_it != wj.times.end()) rec.add("time_over_blocking1", median_of_ratios(ts, base_it->second));
             else rec.add_null("time_over_blocking1");
             std::string const peer = raw_peer_of(name);
@@ -425,7 +428,7 @@ void emit_weft_rows(context& ctx, table& t, long p, std::vector<long> const& sid
 
 void run_mpi_jobs(context& ctx, std::vector<long> const& ranks, std::vector<long> const& sides,
                   std::vector<std::string> const& raw_versions, std::vector<std::string> const& weft_versions,
-                  int rounds, double work, int max_sweeps) {
+                  int rounds, double work, int max_sweeps, std::vector<target_point>& points) {
     if (raw_versions.empty() && weft_versions.empty()) return;
     if (!mpi::built()) {
         ctx.warn("raw_mpi and mpi not run: %s", mpi::not_built_reason().c_str());
@@ -461,7 +464,8 @@ void run_mpi_jobs(context& ctx, std::vector<long> const& ranks, std::vector<long
                     p, remote.alpha_ns, remote.beta_ns_per_byte, overhead.alpha_ns, overhead.beta_ns_per_byte, cpus);
         }
         if (!weft_versions.empty()) {
-            emit_weft_rows(ctx, t, p, sides, weft_r, raw_versions.empty() ? nullptr : &raw_r, weft_versions, cpus);
+            emit_weft_rows(ctx, t, p, sides, weft_r, raw_versions.empty() ? nullptr : &raw_r, weft_versions, cpus,
+                           points);
             pingpong::fit const remote = weft_r.fit("remote"), overhead = weft_r.fit("overhead"),
                                 local = weft_r.fit("local");
             ctx.say("weft over mpi, %ld ranks: alpha_R %.0f ns, beta_R %.3f ns/B, o %.0f ns, o_beta %.3f ns/B, "
@@ -482,7 +486,7 @@ void run_mpi_jobs(context& ctx, std::vector<long> const& ranks, std::vector<long
 // interleaved over sides and versions; rows with transport "inproc".
 void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> const& sides,
                 std::vector<std::string> const& versions, int rounds, double work, int max_sweeps, int workers,
-                std::int64_t inj_alpha_ns, std::int64_t inj_beta_ns, double run_s) {
+                std::int64_t inj_alpha_ns, std::int64_t inj_beta_ns, double run_s, std::vector<target_point>& points) {
     if (versions.empty()) return;
     std::vector<app::weft_version> vs;
     for (auto const& name : versions) {
@@ -566,6 +570,7 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
                 rec.add("time_s", sum.median).add("time_s_spread", sum.spread).add("model_s", model_s);
                 rec.add("time_over_model", sum.median / model_s);
                 rec.add("model_overlap_s", overlap_s).add("time_over_model_overlap", sum.median / overlap_s);
+                points.push_back({"inproc", p, s * s, app::weft_version_name(v), sum.median, overlap_s, ts});
                 if (!base.empty()) rec.add("time_over_blocking1", median_of_ratios(ts, base));
                 else rec.add_null("time_over_blocking1");
                 rec.add("threads_per_node", app::threads_per_node(v)).add("sweeps", sweeps[s]).add("rounds", rounds);
@@ -631,13 +636,14 @@ int run(context& ctx) {
 #endif
     }
     auto const [inj_alpha, inj_beta] = parse_latency(o.string("latency"));
+    std::vector<target_point> points;
     auto has = [](std::vector<std::string> const& v, char const* x) { return std::find(v.begin(), v.end(), x) != v.end(); };
     if (has(transports, "inproc")) {
         std::vector<std::string> weft_versions;
         for (auto const& v : versions)
             if (v != "mpi_plain") weft_versions.push_back(v);
         run_inproc(ctx, ranks, sides, weft_versions, rounds, work, max_sweeps, static_cast<int>(o.integer("workers")),
-                   inj_alpha, inj_beta, o.number("run-ms") * 1e-3);
+                   inj_alpha, inj_beta, o.number("run-ms") * 1e-3, points);
     }
     std::vector<std::string> raw_versions, weft_mpi_versions;
     if (has(transports, "raw_mpi"))
@@ -646,7 +652,8 @@ int run(context& ctx) {
     if (has(transports, "mpi"))
         for (auto const& v : versions)
             if (v != "mpi_plain") weft_mpi_versions.push_back(v);
-    run_mpi_jobs(ctx, ranks, sides, raw_versions, weft_mpi_versions, rounds, work, max_sweeps);
+    run_mpi_jobs(ctx, ranks, sides, raw_versions, weft_mpi_versions, rounds, work, max_sweeps, points);
+    emit_targets(ctx, points, static_cast<int>(allowed_cpus().size()));
     return 0;
 }
 
