@@ -33,13 +33,14 @@ results' experiments in FILE.md; 2 usage error.
 """
 
 import datetime
+import math
 import os
 import re
 import sys
 
 sys.dont_write_bytecode = True  # leave no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_report import group, is_number, load  # noqa: E402
+from make_report import fmt_num, group, is_number, load  # noqa: E402
 
 # `weft-bench list` prints the experiments sorted by name (bench/harness.cpp, experiments()).
 BEGIN = re.compile(r"^<!-- generated: ([a-z0-9_]+) -->\s*$")
@@ -49,29 +50,18 @@ END = "<!-- end generated -->"
 # Numbers
 # ---------------------------------------------------------------------------
 
-DASH = "–"
+DASH = fmt_num(None)  # the dash make_report shows for a missing figure
 
 
 def sig3(v):
-    """v to 3 significant figures, thousands separated; integers as they are."""
-    if v is None or (isinstance(v, float) and v != v):
-        return DASH
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, int):
-        return f"{v:,}"
-    if v == 0:
-        return "0"
-    a = abs(v)
-    if a >= 1000:
-        return f"{float(f'{v:.3g}'):,.0f}"
-    if a >= 100:
-        return f"{v:.0f}"
-    if a >= 10:
-        return f"{v:.1f}"
-    if a >= 1:
-        return f"{v:.2f}"
-    return f"{v:#.3g}"
+    """v to 3 significant figures, thousands separated (make_report's format
+    below 1,000 and above 1); integers as they are."""
+    if is_number(v) and isinstance(v, float) and math.isfinite(v) and not isinstance(v, bool):
+        if abs(v) >= 1000:
+            return f"{float(f'{v:.3g}'):,.0f}"
+        if 0 < abs(v) < 1:
+            return f"{v:#.3g}"
+    return fmt_num(v)
 
 
 def bound(v):
