@@ -10,7 +10,9 @@ files supply experiments the first does not have (`weft-bench all` does not
 run io: `weft-bench io --jsonl io.jsonl`); an experiment is taken whole from
 the first file that has it.
 
-For each experiment, in the order of `weft-bench list`, one block:
+When the first file has a suite record, a block `run`: the command, the
+date, the machine, the commit, the load and each experiment's time. Then
+for each experiment, in the order of `weft-bench list`, one block:
   - a line with the command, the date it started, the CPU model and CPUs,
     the commit and the 1-minute load average over its records, from the
     file's suite record (a file without one says that the date and commit
@@ -40,7 +42,7 @@ import sys
 
 sys.dont_write_bytecode = True  # leave no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_report import fmt_num, group, is_number, load  # noqa: E402
+from make_report import fmt_num, fmt_seconds, group, is_number, load  # noqa: E402
 
 # `weft-bench list` prints the experiments sorted by name (bench/harness.cpp, experiments()).
 BEGIN = re.compile(r"^<!-- generated: ([a-z0-9_]+) -->\s*$")
@@ -304,14 +306,15 @@ def matmul_tables(recs):
     for r in recs:
         rows.append([matmul_label(r), plain(r.get("workers")), seconds(r.get("time_s")), spread(r.get("time_s_spread")),
                      times(r.get("speedup_vs_serial")), mib(r.get("peak_heap_bytes")), times(r.get("heap_vs_serial")),
-                     count(r.get("max_live_threads")), ratio(r.get("parallelism")), count(r.get("steals"))])
+                     count(r.get("max_live_threads")), mib(r.get("stack_bytes_peak")), ratio(r.get("parallelism")),
+                     count(r.get("steals"))])
     r0 = recs[0]
     caption = (f"n = {r0.get('n', '?')}, leaf {r0.get('leaf', '?')}; time: median over rounds; speedup: the "
-               "median of each round's serial run over the configuration's run; heap and threads: the worst "
-               "round; T1/Tinf and steals: the last.")
+               "median of each round's serial run over the configuration's run; heap, threads and stack "
+               "mapped at the peak: the worst round; T1/Tinf and steals: the last.")
     head = ["version", "workers", "time", "spread", "speedup", "peak heap", "x serial heap", "most threads live",
-            "T1/Tinf", "steals"]
-    return [(caption, md_table(head, rows, right=tuple(range(1, 10))))]
+            "stack mapped", "T1/Tinf", "steals"]
+    return [(caption, md_table(head, rows, right=tuple(range(1, 11))))]
 
 
 def matmul_targets(recs):
@@ -718,6 +721,29 @@ def block(name, recs, suite, path):
     return "\n".join(out)
 
 
+def run_block(suite, path):
+    """The run as a whole: the suite record's command, date, machine, commit,
+    load and how long each experiment took."""
+    secs = suite.get("seconds_per_experiment") or {}
+    rows = [[f"`{name}`", fmt_seconds(v)] for name, v in secs.items() if is_number(v)]
+    load = [f"{suite[k]:.1f}" for k in ("loadavg_1m", "loadavg_1m_end") if is_number(suite.get(k))]
+    total = suite.get("seconds")
+    parts = [f"`weft-bench {suite.get('suite', '?')}`, {suite.get('date', '?')}",
+             f"commit {suite.get('commit') or 'unknown'}",
+             f"{suite.get('cpu_model') or 'CPU not recorded'}, {suite.get('cpus', '?')} CPUs, host "
+             f"{suite.get('host', '?')}",
+             f"build {suite.get('build_type', '?')}"]
+    if load:
+        parts.append("1-minute load " + " at the start, ".join(load) + (" at the end" if len(load) > 1 else ""))
+    if is_number(total):
+        parts.append(f"{fmt_seconds(total)} in all" + (f", {suite['failures']} experiment(s) failed"
+                                                       if suite.get("failures") else ""))
+    text = "Run: " + "; ".join(parts) + f" (`{os.path.basename(path)}`)."
+    if rows:
+        text += "\n\n" + md_table(["experiment", "time"], rows, right=(1,))
+    return text
+
+
 def blocks(paths):
     """{name: text} for every experiment of the files, the first file that has it winning."""
     found, problems = {}, []
@@ -729,6 +755,10 @@ def blocks(paths):
             if name not in found and name != "list":
                 found[name] = (recs, suites[-1] if suites else None, path)
     out = {}
+    first, _ = load(paths[0])
+    suite = [r for r in first if r["experiment"] == "suite"]
+    if suite:
+        out["run"] = run_block(suite[-1], paths[0])
     for name in sorted(found):  # `weft-bench list`'s order
         recs, suite, path = found[name]
         out[name] = block(name, recs, suite, path)

@@ -82,7 +82,7 @@ micro = block("micro")
 if "80.0 ns" not in micro or "16.0 us" not in micro:
     problems.append("micro: create + join should read 80.0 ns against Pthreads' 16.0 us")
 
-# The header: command, start (suite date + the experiments before it), CPU, commit, load.
+# The suite's block, then each experiment's header: command, start (suite date + the experiments before it), CPU, commit, load.
 for name, start, load in [("micro", "2026-11-28 05:14 UTC", "1-minute load 1.2"),
                           ("share", "2026-11-28 05:16 UTC", "1-minute load 2.0-2.5"),
                           ("msg", "2026-11-28 05:17 UTC", "1-minute load –")]:
@@ -91,8 +91,13 @@ for name, start, load in [("micro", "2026-11-28 05:14 UTC", "1-minute load 1.2")
                  "commit abcdef123456", load):
         if part not in head:
             problems.append(f"{name}: header lacks '{part}': {head}")
+run = block("run")
+for part in ("`weft-bench all`, 2026-11-28T05:14:00Z", "commit abcdef123456", "3 min 30 s in all",
+             "| `micro` | 2 min 00 s |", "| `share` | 1 min 00 s |", "| `msg` | 30.0 s |"):
+    if part not in run:
+        problems.append(f"run: the block of the suite record lacks '{part}': {run}")
 order = re.findall(r"<!-- generated: (\w+) -->", out)
-if order != sorted(order):
+if order[0] != "run" or order[1:] != sorted(order[1:]):
     problems.append(f"blocks not in `weft-bench list` order: {order}")
 
 if problems:
