@@ -716,8 +716,8 @@ def block(name, recs, suite, path):
                 out += [caption, ""]
             out += [table, ""]
     n = len(recs)
-    out.append((f"All {n} records" if n != 1 else "The record") + " of this experiment are in the run's JSONL "
-               f"(`{os.path.basename(path)}`); `docs/bench.md` defines every field.")
+    out.append((f"All {n} records of this experiment are" if n != 1 else "The record of this experiment is")
+               + f" in the run's JSONL (`{os.path.basename(path)}`); `docs/bench.md` defines every field.")
     return "\n".join(out)
 
 
