@@ -156,7 +156,7 @@ def recorded_targets(recs):
             quals = [f"{k}={r[k]}" if k in ("processes", "ranks") else str(r[k])
                      for k in TARGET_QUALIFIERS if k in r and r[k] is not None and not t.startswith(str(r[k]) + "_")]
             name = f"`{t}`" + (" (" + ", ".join(quals) + ")" if quals else "")
-            why = r.get("reason") or ("no value in this run" if r.get("value") is None else "")
+            why = r.get("reason") or ("no value" if r.get("value") is None else "")
             out.append(target(name, r.get("value"), r.get("bound"), r.get("met"),
                               r.get("bound_kind") or r.get("compare") or bound_side(r), note=why))
         elif t is True and "target_speed_ratio" in r:  # oversub
@@ -183,7 +183,7 @@ def bound_side(r):
 def judged(name, value, bound, kind, note=""):
     """A target judged here from the rows: met if value is on bound's side."""
     if not is_number(value):
-        return target(name, None, bound, None, kind, note=note or "no value in this run")
+        return target(name, None, bound, None, kind, note=note or "no value")
     met = {"at_most": value <= bound, "at_least": value >= bound, "below": value < bound,
            "above": value > bound}[kind]
     return target(name, value, bound, met, kind, note=note)
