@@ -154,7 +154,8 @@ def recorded_targets(recs):
         t = r.get("target")
         if isinstance(t, str):
             quals = [f"{k}={r[k]}" if k in ("processes", "ranks") else str(r[k])
-                     for k in TARGET_QUALIFIERS if k in r and r[k] is not None and not t.startswith(str(r[k]) + "_")]
+                     for k in TARGET_QUALIFIERS if k in r and r[k] is not None
+                     and not (k == "app" and t.startswith(str(r[k]) + "_"))]  # suite000 names its app
             name = f"`{t}`" + (" (" + ", ".join(quals) + ")" if quals else "")
             why = r.get("reason") or ("no value" if r.get("value") is None else "")
             out.append(target(name, r.get("value"), r.get("bound"), r.get("met"),
