@@ -157,7 +157,7 @@ def recorded_targets(recs):
                      for k in TARGET_QUALIFIERS if k in r and r[k] is not None
                      and not (k == "app" and t.startswith(str(r[k]) + "_"))]  # suite000 names its app
             name = f"`{t}`" + (" (" + ", ".join(quals) + ")" if quals else "")
-            why = r.get("reason") or ("no value" if r.get("value") is None else "")
+            why = r.get("reason") or r.get("why") or ("no value" if r.get("value") is None else "")
             out.append(target(name, r.get("value"), r.get("bound"), r.get("met"),
                               r.get("bound_kind") or r.get("compare") or bound_side(r), note=why))
         elif t is True and "target_speed_ratio" in r:  # oversub
