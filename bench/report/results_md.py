@@ -729,7 +729,11 @@ def run_block(suite, path):
     rows = [[f"`{name}`", fmt_seconds(v)] for name, v in secs.items() if is_number(v)]
     load = [f"{suite[k]:.1f}" for k in ("loadavg_1m", "loadavg_1m_end") if is_number(suite.get(k))]
     total = suite.get("seconds")
-    parts = [f"`weft-bench {suite.get('suite', '?')}`, {suite.get('date', '?')}",
+    try:
+        date = datetime.datetime.strptime(suite["date"], "%Y-%m-%dT%H:%M:%SZ").strftime("%Y-%m-%d %H:%M UTC")
+    except (KeyError, TypeError, ValueError):
+        date = suite.get("date", "date not recorded")
+    parts = [f"`weft-bench {suite.get('suite', '?')}`, {date}",
              f"commit {suite.get('commit') or 'unknown'}",
              f"{suite.get('cpu_model') or 'CPU not recorded'}, {suite.get('cpus', '?')} CPUs, host "
              f"{suite.get('host', '?')}",

@@ -92,7 +92,7 @@ for name, start, load in [("micro", "2026-11-28 05:14 UTC", "1-minute load 1.2")
         if part not in head:
             problems.append(f"{name}: header lacks '{part}': {head}")
 run = block("run")
-for part in ("`weft-bench all`, 2026-11-28T05:14:00Z", "commit abcdef123456", "3 min 30 s in all",
+for part in ("`weft-bench all`, 2026-11-28 05:14 UTC", "commit abcdef123456", "3 min 30 s in all",
              "| `micro` | 2 min 00 s |", "| `share` | 1 min 00 s |", "| `msg` | 30.0 s |"):
     if part not in run:
         problems.append(f"run: the block of the suite record lacks '{part}': {run}")
