@@ -351,7 +351,8 @@ def shim_tables(recs):
                      times(r["peak_heap_bytes"] / r["serial_heap_bytes"]) if r.get("serial_heap_bytes") else DASH,
                      mib(r.get("peak_rss_bytes")), count(r.get("max_live_threads"))])
     caption = (f"n = {runs[0].get('n', '?')}; `glibc` is the program on glibc's threads, `shim` the same binary "
-               "under libweft-pthread, `native` the program written against weft's API.") if runs else None
+               "under libweft-pthread, `native` the program written against weft's API; glibc / this is the ratio "
+               "of the medians (the targets take the median of the rounds' ratios).") if runs else None
     head = ["program", "version", "sched", "time", "glibc / this", "peak heap / serial", "peak RSS",
             "most threads live"]
     return [(caption, md_table(head, rows, right=(3, 4, 5, 6, 7)))]
