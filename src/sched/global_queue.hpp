@@ -9,7 +9,8 @@
 // run only on workers (external kernel threads go through the core's inject
 // queue), so with a single worker every access comes from the same kernel
 // thread, in program order. That saves the one locked instruction of a yield
-// and two of a spawn+join (measured in docs/results.md).
+// and two of a spawn+join (measured: docs/results.md, "Measurements behind
+// the design notes", "core.md: what the hot path's choices are worth").
 #pragma once
 
 #include "core/ult.hpp"
