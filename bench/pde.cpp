@@ -68,7 +68,8 @@ int sweeps_for(long side, double work, int max_sweeps) {
     return static_cast<int>(std::clamp(s, 2.0, static_cast<double>(max_sweeps)));
 }
 
-remote_points measure_remote(int rounds, std::function<double(std::size_t bytes, std::uint64_t compute_ns)> const& step) {
+remote_points measure_remote(int rounds,
+                             std::function<double(std::size_t bytes, std::uint64_t compute_ns)> const& step) {
     remote_points pts;
     for (std::size_t bytes : kFitSizes) {
         pts.latency.push_back({bytes, {}});
@@ -284,10 +285,10 @@ void run_job_round(mpi_transport const& tr, long p, std::vector<long> const& sid
                    job_rounds& into) {
     std::vector<std::string> side_text;
     for (long s : sides) side_text.push_back(std::to_string(s));
-    std::vector<std::string> args = {"pde", "--mpi-child", "--child-transport", tr.transport, "--ranks",
-                                     std::to_string(p), "--sides", join(side_text), "--versions", join(tr.versions),
-                                     "--rounds", "1", "--work", json_number(work), "--max-sweeps",
-                                     std::to_string(max_sweeps)};
+    std::vector<std::string> args = {"pde",        "--mpi-child",     "--child-transport", tr.transport,
+                                     "--ranks",    std::to_string(p), "--sides",           join(side_text),
+                                     "--versions", join(tr.versions), "--rounds",          "1",
+                                     "--work",     json_number(work), "--max-sweeps",      std::to_string(max_sweeps)};
     std::string const out = mpi::run(static_cast<int>(p), args, tr.what);
     child_output const c = read_child(out, p, sides, tr.versions, 1, tr.transport);
     if (read_points(out, tr.fit_names, into.points) != tr.fit_names.size() && p > 1)
@@ -390,8 +391,10 @@ void emit_weft_rows(context& ctx, table& t, long p, std::vector<long> const& sid
             rec.add("time_over_model", model_s > 0 ? sum.median / model_s : 0.0);
             rec.add("model_overlap_s", overlap_s).add("time_over_model_overlap", sum.median / overlap_s);
             points.push_back({"mpi", p, s * s, name, sum.median, overlap_s, ts});
-            if (base_it != wj.times.end()) rec.add("time_over_blocking1", median_of_ratios(ts, base_it->second));
-            else rec.add_null("time_over_blocking1");
+            if (base_it != wj.times.end())
+                rec.add("time_over_blocking1", median_of_ratios(ts, base_it->second));
+            else
+                rec.add_null("time_over_blocking1");
             std::string const peer = raw_peer_of(name);
             auto const raw_it = raw != nullptr ? raw->times.find({peer, s}) : decltype(raw->times.end()){};
             bool const has_raw = raw != nullptr && raw_it != raw->times.end();
@@ -435,7 +438,9 @@ void run_mpi_jobs(context& ctx, std::vector<long> const& ranks, std::vector<long
         return;
     }
     mpi_transport const raw{"raw_mpi", "the PDE solver's MPI job", raw_versions, {"remote", "overhead"}};
-    mpi_transport const weft{"mpi", "the PDE solver's weft versions over weft's mpi transport", weft_versions,
+    mpi_transport const weft{"mpi",
+                             "the PDE solver's weft versions over weft's mpi transport",
+                             weft_versions,
                              {"remote", "overhead", "local"}};
     int const cpus = static_cast<int>(allowed_cpus().size());
     table t({"transport", "ranks", "n", "version", "sweep us", "model us", "time/model", "overlap us", "time/overlap",
@@ -453,31 +458,36 @@ void run_mpi_jobs(context& ctx, std::vector<long> const& ranks, std::vector<long
             auto weft_job = [&] {
                 if (!weft_versions.empty()) run_job_round(weft, p, sides, work, max_sweeps, weft_r);
             };
-            if (r % 2 == 0) raw_job(), weft_job();
-            else weft_job(), raw_job();
+            if (r % 2 == 0)
+                raw_job(), weft_job();
+            else
+                weft_job(), raw_job();
         }
         if (!raw_versions.empty()) {
             emit_raw_rows(ctx, t, p, sides, raw_r, raw_versions, cpus);
             pingpong::fit const remote = raw_r.fit("remote"), overhead = raw_r.fit("overhead");
-            ctx.say("raw MPI, %ld ranks: alpha_R %.0f ns, beta_R %.3f ns/B, o %.0f ns, o_beta %.3f ns/B (the rounds' "
-                    "jobs: MPI exchanges, 8 B..2 KiB); %d CPUs\n",
-                    p, remote.alpha_ns, remote.beta_ns_per_byte, overhead.alpha_ns, overhead.beta_ns_per_byte, cpus);
+            ctx.say(
+                "raw MPI, %ld ranks: alpha_R %.0f ns, beta_R %.3f ns/B, o %.0f ns, o_beta %.3f ns/B (the rounds' "
+                "jobs: MPI exchanges, 8 B..2 KiB); %d CPUs\n",
+                p, remote.alpha_ns, remote.beta_ns_per_byte, overhead.alpha_ns, overhead.beta_ns_per_byte, cpus);
         }
         if (!weft_versions.empty()) {
             emit_weft_rows(ctx, t, p, sides, weft_r, raw_versions.empty() ? nullptr : &raw_r, weft_versions, cpus,
                            points);
             pingpong::fit const remote = weft_r.fit("remote"), overhead = weft_r.fit("overhead"),
                                 local = weft_r.fit("local");
-            ctx.say("weft over mpi, %ld ranks: alpha_R %.0f ns, beta_R %.3f ns/B, o %.0f ns, o_beta %.3f ns/B, "
-                    "alpha_L %.0f ns, beta_L %.4f ns/B (the rounds' jobs: weft port exchanges, 8 B..2 KiB)\n",
-                    p, remote.alpha_ns, remote.beta_ns_per_byte, overhead.alpha_ns, overhead.beta_ns_per_byte,
-                    local.alpha_ns, local.beta_ns_per_byte);
+            ctx.say(
+                "weft over mpi, %ld ranks: alpha_R %.0f ns, beta_R %.3f ns/B, o %.0f ns, o_beta %.3f ns/B, "
+                "alpha_L %.0f ns, beta_L %.4f ns/B (the rounds' jobs: weft port exchanges, 8 B..2 KiB)\n",
+                p, remote.alpha_ns, remote.beta_ns_per_byte, overhead.alpha_ns, overhead.beta_ns_per_byte,
+                local.alpha_ns, local.beta_ns_per_byte);
         }
         t.add_separator();
     }
-    ctx.print(t, "pde over MPI, raw MPI and weft's mpi transport in alternating jobs: seconds per sweep (slowest rank, "
-                 "median over rounds) against the model; x raw: weft / raw MPI within a round (median); every result "
-                 "equals the serial one");
+    ctx.print(t,
+              "pde over MPI, raw MPI and weft's mpi transport in alternating jobs: seconds per sweep (slowest rank, "
+              "median over rounds) against the model; x raw: weft / raw MPI within a round (median); every result "
+              "equals the serial one");
 }
 
 // The weft versions (apps/pde/pde_weft.hpp) on the inproc transport: for
@@ -505,8 +515,8 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
     cfg.workers = workers;
     cfg.adapt = "off";
     check(weft_init(&cfg), "weft_init");
-    table t({"nodes", "n", "version", "sweep us", "model us", "time/model", "overlap us", "time/overlap",
-             "vs blocking1"});
+    table t(
+        {"nodes", "n", "version", "sweep us", "model us", "time/model", "overlap us", "time/overlap", "vs blocking1"});
     for (long p : ranks) {
         int const nodes = static_cast<int>(p);
         weft_net_config_t ncfg{};
@@ -571,8 +581,10 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
                 rec.add("time_over_model", sum.median / model_s);
                 rec.add("model_overlap_s", overlap_s).add("time_over_model_overlap", sum.median / overlap_s);
                 points.push_back({"inproc", p, s * s, app::weft_version_name(v), sum.median, overlap_s, ts});
-                if (!base.empty()) rec.add("time_over_blocking1", median_of_ratios(ts, base));
-                else rec.add_null("time_over_blocking1");
+                if (!base.empty())
+                    rec.add("time_over_blocking1", median_of_ratios(ts, base));
+                else
+                    rec.add_null("time_over_blocking1");
                 rec.add("threads_per_node", app::threads_per_node(v)).add("sweeps", sweeps[s]).add("rounds", rounds);
                 rec.add("workers", workers).add("oversubscribed", nodes > cpus);
                 rec.add("remote_msgs", shape.remote).add("remote_bytes", shape.remote_bytes);
@@ -592,11 +604,12 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
             }
         }
         t.add_separator();
-        ctx.say("inproc, %d nodes: alpha_R %.0f ns, beta_R %.3f ns/B, o %.0f ns, o_beta %.3f ns/B, alpha_L %.0f ns, "
-                "beta_L %.4f ns/B (injected %lld ns + %lld ns/B)\n",
-                nodes, remote.alpha_ns, remote.beta_ns_per_byte, overhead.alpha_ns, overhead.beta_ns_per_byte,
-                local.alpha_ns, local.beta_ns_per_byte,
-                static_cast<long long>(inj_alpha_ns), static_cast<long long>(inj_beta_ns));
+        ctx.say(
+            "inproc, %d nodes: alpha_R %.0f ns, beta_R %.3f ns/B, o %.0f ns, o_beta %.3f ns/B, alpha_L %.0f ns, "
+            "beta_L %.4f ns/B (injected %lld ns + %lld ns/B)\n",
+            nodes, remote.alpha_ns, remote.beta_ns_per_byte, overhead.alpha_ns, overhead.beta_ns_per_byte,
+            local.alpha_ns, local.beta_ns_per_byte, static_cast<long long>(inj_alpha_ns),
+            static_cast<long long>(inj_beta_ns));
     }
     check(weft_finalize(), "weft_finalize");
     ctx.print(t, "pde on weft's ports (inproc): seconds per sweep (slowest node, median) against the model");
@@ -637,7 +650,9 @@ int run(context& ctx) {
     }
     auto const [inj_alpha, inj_beta] = parse_latency(o.string("latency"));
     std::vector<target_point> points;
-    auto has = [](std::vector<std::string> const& v, char const* x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+    auto has = [](std::vector<std::string> const& v, char const* x) {
+        return std::find(v.begin(), v.end(), x) != v.end();
+    };
     if (has(transports, "inproc")) {
         std::vector<std::string> weft_versions;
         for (auto const& v : versions)
@@ -676,35 +691,67 @@ registrar const reg{experiment{
                "port exchanges on the same job, remote and same-node, for inproc and mpi; raw MPI ping-pong for\n"
                "raw_mpi) and calc(n), every node's block swept with no messages, the nodes at once, all\n"
                "measured in the same invocation. See docs/bench.md and docs/design/pde.md.",
-    .options = {{.name = "ranks", .kind = opt_kind::list, .metavar = "LIST", .default_value = "2,4",
+    .options = {{.name = "ranks",
+                 .kind = opt_kind::list,
+                 .metavar = "LIST",
+                 .default_value = "2,4",
                  .help = "nodes (inproc) and MPI ranks (mpi, raw_mpi); blocks: px x py as square as P allows"},
-                {.name = "sides", .kind = opt_kind::list, .metavar = "LIST",
-                 .default_value = "16,32,64,128,256,512,1024", .help = "block sides: n = side^2 points per node"},
-                {.name = "versions", .kind = opt_kind::list, .metavar = "LIST",
+                {.name = "sides",
+                 .kind = opt_kind::list,
+                 .metavar = "LIST",
+                 .default_value = "16,32,64,128,256,512,1024",
+                 .help = "block sides: n = side^2 points per node"},
+                {.name = "versions",
+                 .kind = opt_kind::list,
+                 .metavar = "LIST",
                  .default_value = "blocking1,threads2,threads4,handcoded,mpi_plain",
                  .help = "versions to run (blocking1 and handcoded run on every transport, mpi_plain on raw_mpi only)",
                  .choices = {"blocking1", "threads2", "threads4", "handcoded", "mpi_plain"}},
-                {.name = "transports", .kind = opt_kind::list, .metavar = "LIST", .default_value = "inproc,mpi,raw_mpi",
+                {.name = "transports",
+                 .kind = opt_kind::list,
+                 .metavar = "LIST",
+                 .default_value = "inproc,mpi,raw_mpi",
                  .help = "inproc: the weft versions on in-process nodes; mpi: the weft versions over weft's mpi "
                          "transport, one node per rank under mpiexec; raw_mpi: the MPI versions under mpiexec",
                  .choices = {"inproc", "mpi", "raw_mpi"}},
-                {.name = "latency", .kind = opt_kind::string, .metavar = "A,B", .default_value = "50000,1",
+                {.name = "latency",
+                 .kind = opt_kind::string,
+                 .metavar = "A,B",
+                 .default_value = "50000,1",
                  .help = "inproc: injected latency of a message between nodes, A ns + B ns per byte"},
-                {.name = "run-ms", .kind = opt_kind::number, .metavar = "MS", .default_value = "150",
-                 .help = "inproc: sweeps per run chosen for about this long a run (3..--max-sweeps)", .min = 0.1,
+                {.name = "run-ms",
+                 .kind = opt_kind::number,
+                 .metavar = "MS",
+                 .default_value = "150",
+                 .help = "inproc: sweeps per run chosen for about this long a run (3..--max-sweeps)",
+                 .min = 0.1,
                  .max = 1e6},
-                {.name = "work", .kind = opt_kind::number, .metavar = "W", .default_value = "3e7",
+                {.name = "work",
+                 .kind = opt_kind::number,
+                 .metavar = "W",
+                 .default_value = "3e7",
                  .help = "mpi, raw_mpi: points x sweeps per rank per run; all: the serial time per point's run",
-                 .min = 1, .max = 1e12},
-                {.name = "max-sweeps", .kind = opt_kind::integer, .metavar = "N", .default_value = "20000",
-                 .help = "at most this many sweeps per run", .min = 3, .max = 100000000},
-                {.name = "mpi-child", .kind = opt_kind::flag,
+                 .min = 1,
+                 .max = 1e12},
+                {.name = "max-sweeps",
+                 .kind = opt_kind::integer,
+                 .metavar = "N",
+                 .default_value = "20000",
+                 .help = "at most this many sweeps per run",
+                 .min = 3,
+                 .max = 100000000},
+                {.name = "mpi-child",
+                 .kind = opt_kind::flag,
                  .help = "internal: a rank of the solver's job on the first --ranks count (pde starts itself so)"},
-                {.name = "child-transport", .kind = opt_kind::string, .metavar = "T", .default_value = "raw_mpi",
+                {.name = "child-transport",
+                 .kind = opt_kind::string,
+                 .metavar = "T",
+                 .default_value = "raw_mpi",
                  .help = "internal: what the --mpi-child runs: raw_mpi, the MPI versions; mpi, the weft versions "
                          "over weft's mpi transport",
                  .choices = {"raw_mpi", "mpi"}},
-                opt_workers(2), opt_rounds(5)},
+                opt_workers(2),
+                opt_rounds(5)},
     .run = run,
     .in_demo = true,
     .demo_args = {"--sides", "16,64,256", "--work", "2e6", "--rounds", "3", "--run-ms", "20", "--transports",

@@ -63,7 +63,10 @@ void emit_targets(context& ctx, std::vector<target_point> const& points, int cpu
             }
             th.add("crossing_n", crossing);
             if (any) {
-                th.add("value", worst).add("worst_n", worst_n).add("bound", threads_bound).add("met", worst <= threads_bound);
+                th.add("value", worst)
+                    .add("worst_n", worst_n)
+                    .add("bound", threads_bound)
+                    .add("met", worst <= threads_bound);
                 th_where = "n >= " + std::to_string(crossing) + ", worst at n = " + std::to_string(worst_n);
                 t.add_row({transport, std::to_string(ranks), "threads_over_handcoded", fmt(worst, 2),
                            fmt(threads_bound, 2), worst <= threads_bound ? "yes" : "NO", th_where});
@@ -94,9 +97,10 @@ void emit_targets(context& ctx, std::vector<target_point> const& points, int cpu
         t.add_row({transport, std::to_string(ranks), "model_within_20pct", fmt(worst_dev, 2), fmt(model_bound, 2),
                    worst_dev <= model_bound ? "yes" : "NO", worst_v + " at n = " + std::to_string(worst_n)});
     }
-    ctx.print(t, "pde targets: the better of threads2 and threads4 within 1.10x of handcoded from the n where weft's "
-                 "model has threads beat blocking1 (ratio within each round, median); every version within 20% of "
-                 "weft's model (|time/model - 1|, worst row)");
+    ctx.print(t,
+              "pde targets: the better of threads2 and threads4 within 1.10x of handcoded from the n where weft's "
+              "model has threads beat blocking1 (ratio within each round, median); every version within 20% of "
+              "weft's model (|time/model - 1|, worst row)");
 }
 
 }  // namespace weft::bench::pde
