@@ -5,7 +5,8 @@
 // variant II). _dl_allocate_tls(NULL) allocates one with every loaded
 // module's static TLS initialised from its template, a zeroed TCB and a DTV
 // (so modules loaded later with dlopen are reached through __tls_get_addr);
-// _dl_deallocate_tls frees it. Both are GLIBC_PRIVATE, found with dlvsym.
+// _dl_allocate_tls_init copies the static TLS images into an existing one.
+// Both are GLIBC_PRIVATE, found with dlvsym.
 // The TCB fields glibc's code reads through the thread pointer are filled here
 // as glibc's pthread_create fills them (allocate_stack, TLS_INIT_TP): see
 // fill_tcb. The offsets are the x86-64 tcbhead_t's; struct pthread's size and
@@ -13,11 +14,12 @@
 // (_thread_db_sizeof_pthread, _thread_db_pthread_tid); all are checked against
 // the running thread's own TCB at start (layout_matches).
 //
-// A block is kept for the next thread when its thread ends, as glibc keeps a
-// thread's stack and TCB in its stack cache: its DTV and dynamic TLS are
-// freed (_dl_deallocate_tls(tcb, false)) and, at reuse, its TCB is zeroed and
-// its static TLS initialised again (_dl_allocate_tls(tcb)). One word survives:
-// malloc's per-thread cache (tcache). glibc frees a thread's tcache at its
+// A block is kept for the next thread when its thread ends, and reused as
+// glibc reuses a thread descriptor from its stack cache (get_cached_stack):
+// the dynamic TLS of modules loaded with dlopen is freed, the DTV kept, and at
+// reuse the static TLS images are copied in again (_dl_allocate_tls_init); the
+// TCB is not zeroed but its header filled again (fill_tcb). One word of libc's
+// TLS survives: malloc's per-thread cache (tcache). glibc frees a thread's tcache at its
 // exit from __libc_thread_freeres, which it does not export; a weft thread
 // that ended would leak its tcache and the chunks cached in it (measured:
 // 566 MB for the 392,835 threads of tests/shim/stress.c). So the next thread
@@ -54,6 +56,7 @@ namespace {
 
 // x86-64 glibc's tcbhead_t (sysdeps/x86_64/nptl/tls.h).
 constexpr std::size_t off_tcb = 0x00;               // the TCB's own address (%fs:0)
+constexpr std::size_t off_dtv = 0x08;               // header.dtv: the dynamic thread vector
 constexpr std::size_t off_self = 0x10;              // header.self: THREAD_SELF
 constexpr std::size_t off_multiple_threads = 0x18;  // header.multiple_threads
 constexpr std::size_t off_stack_guard = 0x28;       // -fstack-protector's canary
@@ -62,10 +65,10 @@ constexpr std::size_t off_feature_1 = 0x48;         // CET state
 constexpr std::size_t off_padding = 0x280;          // header.__padding[8]: unused by glibc
 constexpr std::size_t header_size = 0x2c0;
 // From glibc's libthread_db descriptors (start_tls_blocks).
-std::size_t g_off_tid = 0;          // struct pthread's tid
-std::size_t g_off_list = 0;         // struct pthread's list (glibc's list of threads)
-std::size_t g_sizeof_pthread = 0;   // the TCB's size: zeroed at each reuse
-std::ptrdiff_t g_tcache_slot = 0;   // malloc's tcache pointer, from the thread pointer; 0: not found
+std::size_t g_off_tid = 0;             // struct pthread's tid
+std::size_t g_off_list = 0;            // struct pthread's list (glibc's list of threads)
+std::size_t g_off_cancelhandling = 0;  // struct pthread's cancelhandling
+std::ptrdiff_t g_tcache_slot = 0;      // malloc's tcache pointer, from the thread pointer; 0: not found
 
 // The tid a block's TCB carries: glibc's internal recursive locks (the
 // dynamic loader's, stdio's owner is THREAD_SELF) tell threads apart by it, so
@@ -74,11 +77,11 @@ std::ptrdiff_t g_tcache_slot = 0;   // malloc's tcache pointer, from the thread 
 constexpr std::int32_t tid_base = 0x40000000;
 
 using allocate_fn = void* (*)(void*);
-using deallocate_fn = void (*)(void*, bool);
+using allocate_init_fn = void* (*)(void*, bool);
 using call_dtors_fn = void (*)();
 
 allocate_fn g_allocate = nullptr;
-deallocate_fn g_deallocate = nullptr;
+allocate_init_fn g_allocate_init = nullptr;
 call_dtors_fn g_call_tls_dtors = nullptr;
 const std::ptrdiff_t* g_rseq_offset = nullptr;  // glibc >= 2.35: where its rseq area is
 const unsigned* g_rseq_size = nullptr;
@@ -94,21 +97,24 @@ bool layout_matches() {
     // libthread_db's descriptors: a field is {bits, count, offset}, a size one word.
     auto tid_desc = static_cast<const std::uint32_t*>(dlsym(RTLD_DEFAULT, "_thread_db_pthread_tid"));
     auto list_desc = static_cast<const std::uint32_t*>(dlsym(RTLD_DEFAULT, "_thread_db_pthread_list"));
+    auto cancel_desc = static_cast<const std::uint32_t*>(dlsym(RTLD_DEFAULT, "_thread_db_pthread_cancelhandling"));
     auto size = static_cast<const std::uint32_t*>(dlsym(RTLD_DEFAULT, "_thread_db_sizeof_pthread"));
-    if (tid_desc == nullptr || list_desc == nullptr || size == nullptr || tid_desc[0] != 32 ||
-        tid_desc[2] < header_size || *size < tid_desc[2] + 4 || list_desc[0] != 2 * 64 ||
-        list_desc[2] < header_size || *size < list_desc[2] + 2 * sizeof(void*))
+    if (tid_desc == nullptr || list_desc == nullptr || cancel_desc == nullptr || size == nullptr || tid_desc[0] != 32 ||
+        tid_desc[2] < header_size || *size < tid_desc[2] + 4 || list_desc[0] != 2 * 64 || list_desc[2] < header_size ||
+        *size < list_desc[2] + 2 * sizeof(void*) || cancel_desc[0] != 32 || cancel_desc[2] < header_size ||
+        *size < cancel_desc[2] + 4)
         return false;
     g_off_tid = tid_desc[2];
     g_off_list = list_desc[2];
-    g_sizeof_pthread = *size;
+    g_off_cancelhandling = cancel_desc[2];
     void* tp = arch::thread_pointer();
     return field<void*>(tp, off_tcb) == tp && field<void*>(tp, off_self) == tp &&
            field<std::int32_t>(tp, g_off_tid) == static_cast<std::int32_t>(syscall(SYS_gettid));
 }
 
 // The header fields glibc's pthread_create sets (the rest of the TCB is
-// zeroed by _dl_allocate_tls): the self pointers, "there are threads" (it
+// zeroed by _dl_allocate_tls for a new block, and left as the last thread
+// left it for a reused one: see reuse_block): the self pointers, "there are threads" (it
 // enables the C library's locking), the canary and pointer guard (the same
 // for every thread of a process: code compiled with -fstack-protector and
 // longjmp's pointer demangling read them through the thread pointer), the
@@ -122,6 +128,7 @@ void fill_tcb(void* tp, std::int32_t tid) {
     field<std::uintptr_t>(tp, off_pointer_guard) = field<std::uintptr_t>(cur, off_pointer_guard);
     field<std::uint32_t>(tp, off_feature_1) = field<std::uint32_t>(cur, off_feature_1);
     field<std::int32_t>(tp, g_off_tid) = tid;
+    field<std::int32_t>(tp, g_off_cancelhandling) = 0;  // as glibc's get_cached_stack
     // An empty list entry (pointing to itself): a fork() in this thread makes
     // glibc's child take THREAD_SELF off its list of threads and put it back.
     void** list = &field<void*>(tp, g_off_list);
@@ -138,8 +145,28 @@ void fill_tcb(void* tp, std::int32_t tid) {
 detail::spinlock g_pool_lock;
 void* g_pool = nullptr;
 
+// glibc's dtv_t: dtv[-1].counter is the number of slots, dtv[0].counter the
+// generation, dtv[1..] one per module with TLS.
+union dtv_entry {
+    std::size_t counter;
+    struct {
+        void* val;
+        void* to_free;
+    } pointer;
+};
+
+// Frees what the block's last thread allocated for modules loaded with
+// dlopen (their TLS, made by __tls_get_addr at first use) and clears the DTV,
+// keeping the DTV itself: as glibc's get_cached_stack does.
+void clear_dynamic_tls(void* tp) {
+    auto* dtv = field<dtv_entry*>(tp, off_dtv);
+    std::size_t slots = dtv[-1].counter;
+    for (std::size_t i = 1; i <= slots; ++i) std::free(dtv[i].pointer.to_free);
+    std::memset(dtv, 0, (slots + 1) * sizeof(dtv_entry));
+}
+
 void keep_block(void* tp) {
-    g_deallocate(tp, false);  // its DTV and dynamic TLS; the storage stays
+    clear_dynamic_tls(tp);
     detail::lock_guard<detail::spinlock> g(g_pool_lock);
     field<void*>(tp, off_padding) = g_pool;
     g_pool = tp;
@@ -158,12 +185,14 @@ void* new_block(std::int32_t tid) {
         tp = g_allocate(nullptr);
         if (tp == nullptr) return nullptr;
     } else {
+        // The TCB is not zeroed (2,304 bytes here): the fields glibc's code
+        // writes while a thread runs glibc's functions (the dynamic loader's
+        // scope flag, the cancellation type around a system call, the cleanup
+        // list of its internal regions) are restored by that code before it
+        // returns, and the rest are written only by glibc's own thread
+        // functions, which the shim replaces; fill_tcb sets the header again.
         void* tcache = g_tcache_slot != 0 ? field<void*>(tp, g_tcache_slot) : nullptr;
-        std::memset(tp, 0, g_sizeof_pthread);
-        if (g_allocate(tp) == nullptr) {  // no memory for a DTV
-            keep_block(tp);
-            return nullptr;
-        }
+        g_allocate_init(tp, true);  // the static TLS images; the DTV's entries
         if (g_tcache_slot != 0) field<void*>(tp, g_tcache_slot) = tcache;
     }
     fill_tcb(tp, tid);
@@ -272,17 +301,19 @@ void start_tls_blocks() {
         return;
     }
     g_allocate = reinterpret_cast<allocate_fn>(dlvsym(RTLD_DEFAULT, "_dl_allocate_tls", "GLIBC_PRIVATE"));
-    g_deallocate = reinterpret_cast<deallocate_fn>(dlvsym(RTLD_DEFAULT, "_dl_deallocate_tls", "GLIBC_PRIVATE"));
+    g_allocate_init =
+        reinterpret_cast<allocate_init_fn>(dlvsym(RTLD_DEFAULT, "_dl_allocate_tls_init", "GLIBC_PRIVATE"));
     g_call_tls_dtors = reinterpret_cast<call_dtors_fn>(dlvsym(RTLD_DEFAULT, "__call_tls_dtors", "GLIBC_PRIVATE"));
     g_rseq_offset = static_cast<const std::ptrdiff_t*>(dlsym(RTLD_DEFAULT, "__rseq_offset"));
     g_rseq_size = static_cast<const unsigned*>(dlsym(RTLD_DEFAULT, "__rseq_size"));
     if (g_rseq_offset == nullptr) g_rseq_size = nullptr;
-    if (g_allocate == nullptr || g_deallocate == nullptr || g_call_tls_dtors == nullptr) {
-        g_unavailable = "the C library has no _dl_allocate_tls, _dl_deallocate_tls or __call_tls_dtors (not glibc?)";
+    if (g_allocate == nullptr || g_allocate_init == nullptr || g_call_tls_dtors == nullptr) {
+        g_unavailable = "the C library has no _dl_allocate_tls, _dl_allocate_tls_init or __call_tls_dtors (not glibc?)";
         return;
     }
     if (!layout_matches()) {
-        g_unavailable = "the C library's thread control block is not laid out as the shim expects (x86-64 glibc >= 2.34)";
+        g_unavailable =
+            "the C library's thread control block is not laid out as the shim expects (x86-64 glibc >= 2.34)";
         return;
     }
     detail::worker* w0 = detail::current_worker();
