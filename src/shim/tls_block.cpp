@@ -145,6 +145,13 @@ void fill_tcb(void* tp, std::int32_t tid) {
 detail::spinlock g_pool_lock;
 void* g_pool = nullptr;
 
+// Per worker (by index), the block of the last thread that ended there. It
+// stays the thread pointer until that thread's last switch, so it is not in
+// the pool, where another worker could take it sooner; the next thread
+// created on the worker takes it without the pool's lock (new_block), or the
+// next thread to end there moves it to the pool (end_block).
+void** g_recent = nullptr;
+
 // glibc's dtv_t: dtv[-1].counter is the number of slots, dtv[0].counter the
 // generation, dtv[1..] one per module with TLS.
 union dtv_entry {
@@ -156,25 +163,37 @@ union dtv_entry {
 };
 
 // Frees what the block's last thread allocated for modules loaded with
-// dlopen (their TLS, made by __tls_get_addr at first use) and clears the DTV,
-// keeping the DTV itself: as glibc's get_cached_stack does.
+// dlopen (their TLS, made by __tls_get_addr at first use), keeping the DTV
+// itself, as glibc's get_cached_stack does; _dl_allocate_tls_init sets every
+// loaded module's entry again at reuse.
 void clear_dynamic_tls(void* tp) {
     auto* dtv = field<dtv_entry*>(tp, off_dtv);
     std::size_t slots = dtv[-1].counter;
-    for (std::size_t i = 1; i <= slots; ++i) std::free(dtv[i].pointer.to_free);
-    std::memset(dtv, 0, (slots + 1) * sizeof(dtv_entry));
+    for (std::size_t i = 1; i <= slots; ++i)
+        if (dtv[i].pointer.to_free != nullptr) {
+            std::free(dtv[i].pointer.to_free);
+            dtv[i].pointer.val = nullptr;
+            dtv[i].pointer.to_free = nullptr;
+        }
 }
 
 void keep_block(void* tp) {
-    clear_dynamic_tls(tp);
     detail::lock_guard<detail::spinlock> g(g_pool_lock);
     field<void*>(tp, off_padding) = g_pool;
     g_pool = tp;
 }
 
+void* take_recent_block() {
+    detail::worker* w = detail::current_worker();
+    if (w == nullptr || g_recent == nullptr) return nullptr;
+    void* tp = g_recent[w->index];
+    g_recent[w->index] = nullptr;
+    return tp;
+}
+
 void* new_block(std::int32_t tid) {
-    void* tp = nullptr;
-    {
+    void* tp = take_recent_block();
+    if (tp == nullptr) {
         detail::lock_guard<detail::spinlock> g(g_pool_lock);
         if (g_pool != nullptr) {
             tp = g_pool;
@@ -260,7 +279,6 @@ void* start_in_block(void* tp) {
     void* arg = field<void*>(tp, off_padding + sizeof(void*));
     std::uint64_t id = weft_thread_id(weft_thread_self());
     field<std::int32_t>(tp, g_off_tid) = tid_base + static_cast<std::int32_t>(id % tid_base);
-    detail::set_own_thread_pointer(tp);
     __ctype_init();  // as glibc's start_thread: isalpha() and the others read these pointers
     void* result = fn(arg);
     g_call_tls_dtors();  // first, as glibc's start_thread does, then key destructors (core)
@@ -269,12 +287,14 @@ void* start_in_block(void* tp) {
 
 // The core's exit hook (core/thread_pointer.hpp): thread_local objects made
 // by key destructors are destroyed too, then the block is kept for the next
-// thread, on the worker's own thread pointer.
+// thread. It stays the thread pointer until the thread's last switch, which
+// installs the next thread's: no write of the worker's own in between.
 void end_block(detail::ult* u) {
-    void* tp = u->tp;
     g_call_tls_dtors();
-    detail::set_own_thread_pointer(nullptr);
-    keep_block(tp);
+    clear_dynamic_tls(u->tp);
+    void*& recent = g_recent[detail::current_worker()->index];
+    if (recent != nullptr) keep_block(recent);  // its thread's last switch is done
+    recent = u->tp;
 }
 
 // WEFT_SHIM_TLS, read as the runtime reads its on/off variables (docs/env.md).
@@ -318,7 +338,8 @@ void start_tls_blocks() {
     }
     detail::worker* w0 = detail::current_worker();
     void* k0 = new_block(tid_base);
-    if (w0 == nullptr || k0 == nullptr) {
+    g_recent = static_cast<void**>(std::calloc(static_cast<std::size_t>(detail::g_rt->nworkers), sizeof(void*)));
+    if (w0 == nullptr || k0 == nullptr || g_recent == nullptr) {
         g_unavailable = "no memory for worker 0's block";
         return;
     }
@@ -335,7 +356,8 @@ void start_tls_blocks() {
 
 const char* tls_blocks_unavailable() { return g_unavailable; }
 
-int give_tls_block(void* (**fn)(void*), void** arg) {
+int give_tls_block(void* (**fn)(void*), void** arg, void** tp_out) {
+    *tp_out = nullptr;
     if (g_unavailable != nullptr) return 0;
     void* tp = new_block(0);
     if (tp == nullptr) return EAGAIN;
@@ -343,6 +365,7 @@ int give_tls_block(void* (**fn)(void*), void** arg) {
     field<void*>(tp, off_padding + sizeof(void*)) = *arg;
     *fn = &start_in_block;
     *arg = tp;
+    *tp_out = tp;
     return 0;
 }
 
