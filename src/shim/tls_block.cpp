@@ -162,12 +162,22 @@ union dtv_entry {
     } pointer;
 };
 
+// The DTV generation of the first block, made at start, and whether every
+// module with TLS then had it in static TLS (none loaded with dlopen before the
+// shim started). A module whose TLS is dynamic is one loaded since, with a
+// later generation, and __tls_get_addr brings a DTV up to the current
+// generation before it allocates anything in it: a block whose DTV is still
+// at the start's generation has no dynamic TLS to free.
+std::size_t g_start_generation = 0;
+bool g_all_tls_static_at_start = false;
+
 // Frees what the block's last thread allocated for modules loaded with
 // dlopen (their TLS, made by __tls_get_addr at first use), keeping the DTV
 // itself, as glibc's get_cached_stack does; _dl_allocate_tls_init sets every
 // loaded module's entry again at reuse.
 void clear_dynamic_tls(void* tp) {
     auto* dtv = field<dtv_entry*>(tp, off_dtv);
+    if (g_all_tls_static_at_start && dtv[0].counter == g_start_generation) return;
     std::size_t slots = dtv[-1].counter;
     for (std::size_t i = 1; i <= slots; ++i)
         if (dtv[i].pointer.to_free != nullptr) {
@@ -239,6 +249,37 @@ int find_libc_tls(struct dl_phdr_info* info, size_t, void* out) {
     return 0;
 }
 
+// dl_iterate_phdr: sets *out when a module's TLS is not in the calling
+// thread's static TLS (the `static_size` bytes below its thread pointer).
+struct static_tls_check {
+    std::size_t static_size = 0;
+    bool dynamic_seen = false;
+};
+
+int note_dynamic_tls(struct dl_phdr_info* info, size_t, void* out) {
+    auto* c = static_cast<static_tls_check*>(out);
+    if (info->dlpi_tls_modid == 0) return 0;
+    auto data = reinterpret_cast<std::uintptr_t>(info->dlpi_tls_data);
+    auto tp = reinterpret_cast<std::uintptr_t>(arch::thread_pointer());
+    if (data == 0 || data >= tp || tp - data > c->static_size) {
+        c->dynamic_seen = true;
+        return 1;
+    }
+    return 0;
+}
+
+void note_start_generation(void* tp) {
+    using static_info_fn = void (*)(std::size_t*, std::size_t*);
+    auto info = reinterpret_cast<static_info_fn>(dlvsym(RTLD_DEFAULT, "_dl_get_tls_static_info", "GLIBC_PRIVATE"));
+    if (info == nullptr) return;
+    static_tls_check c;
+    std::size_t align = 0;
+    info(&c.static_size, &align);
+    dl_iterate_phdr(&note_dynamic_tls, &c);
+    g_start_generation = field<dtv_entry*>(tp, off_dtv)[0].counter;
+    g_all_tls_static_at_start = !c.dynamic_seen;
+}
+
 // Finds which word of libc's TLS is malloc's tcache pointer: in the fresh
 // block `tp` (not yet any thread's), a malloc and free of a small chunk make
 // two words of libc's TLS non-null, the tcache and the arena; the tcache is
@@ -277,7 +318,7 @@ void find_tcache_slot(void* tp) {
 void* start_in_block(void* tp) {
     auto fn = field<void* (*)(void*)>(tp, off_padding);
     void* arg = field<void*>(tp, off_padding + sizeof(void*));
-    std::uint64_t id = weft_thread_id(weft_thread_self());
+    std::uint64_t id = detail::current_worker()->current->id;
     field<std::int32_t>(tp, g_off_tid) = tid_base + static_cast<std::int32_t>(id % tid_base);
     __ctype_init();  // as glibc's start_thread: isalpha() and the others read these pointers
     void* result = fn(arg);
@@ -290,7 +331,7 @@ void* start_in_block(void* tp) {
 // thread. It stays the thread pointer until the thread's last switch, which
 // installs the next thread's: no write of the worker's own in between.
 void end_block(detail::ult* u) {
-    g_call_tls_dtors();
+    if (u->key_values != nullptr) g_call_tls_dtors();  // only key destructors can have made more
     clear_dynamic_tls(u->tp);
     void*& recent = g_recent[detail::current_worker()->index];
     if (recent != nullptr) keep_block(recent);  // its thread's last switch is done
@@ -344,6 +385,7 @@ void start_tls_blocks() {
         return;
     }
     find_tcache_slot(k0);
+    note_start_generation(k0);
     // main keeps the block the process started with (what constructors and
     // the C library set up before main stays main's, on any worker); worker
     // 0's idle flow must not share it, so it gets k0.
