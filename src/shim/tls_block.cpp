@@ -17,8 +17,8 @@
 // A block is kept for the next thread when its thread ends, and reused as
 // glibc reuses a thread descriptor from its stack cache (get_cached_stack):
 // the dynamic TLS of modules loaded with dlopen is freed, the DTV kept, and at
-// reuse the static TLS images are copied in again (_dl_allocate_tls_init); the
-// TCB is not zeroed but its header filled again (fill_tcb). One word of libc's
+// reuse the static TLS images are copied in again (copy_static_tls); the TCB
+// is not zeroed but its header filled again (fill_tcb). One word of libc's
 // TLS survives: malloc's per-thread cache (tcache). glibc frees a thread's tcache at its
 // exit from __libc_thread_freeres, which it does not export; a weft thread
 // that ended would leak its tcache and the chunks cached in it (measured:
@@ -171,6 +171,24 @@ union dtv_entry {
 std::size_t g_start_generation = 0;
 bool g_all_tls_static_at_start = false;
 
+// The static TLS images, found at start (note_static_tls): a reused block gets
+// them copied in by the shim while no module can have been loaded since
+// (weft_shim_module_loaded, set by the shim's dlopen and dlmopen, dlopen.S),
+// and from _dl_allocate_tls_init after.
+struct tls_image {
+    std::ptrdiff_t offset;  // from the thread pointer
+    const void* init;       // the initialisation image (.tdata)
+    std::size_t init_size;
+    std::size_t size;  // the rest (.tbss) is zeroed
+};
+constexpr int max_tls_images = 16;
+tls_image g_images[max_tls_images];
+int g_image_count = -1;  // -1: copy through _dl_allocate_tls_init always
+
+// glibc's TLS_DTV_UNALLOCATED: __tls_get_addr allocates the module's TLS on
+// first use.
+void* const dtv_unallocated = reinterpret_cast<void*>(-1L);
+
 // Frees what the block's last thread allocated for modules loaded with
 // dlopen (their TLS, made by __tls_get_addr at first use), keeping the DTV
 // itself, as glibc's get_cached_stack does; _dl_allocate_tls_init sets every
@@ -182,7 +200,7 @@ void clear_dynamic_tls(void* tp) {
     for (std::size_t i = 1; i <= slots; ++i)
         if (dtv[i].pointer.to_free != nullptr) {
             std::free(dtv[i].pointer.to_free);
-            dtv[i].pointer.val = nullptr;
+            dtv[i].pointer.val = dtv_unallocated;
             dtv[i].pointer.to_free = nullptr;
         }
 }
@@ -191,6 +209,30 @@ void keep_block(void* tp) {
     detail::lock_guard<detail::spinlock> g(g_pool_lock);
     field<void*>(tp, off_padding) = g_pool;
     g_pool = tp;
+}
+
+extern "C" {
+// Set by the shim's dlopen and dlmopen (dlopen.S) before they load anything.
+[[gnu::visibility("hidden")]] unsigned char weft_shim_module_loaded = 0;
+}
+
+// The static TLS images into a reused block. The DTV's entries for modules in
+// static TLS still point into the block, and those of modules loaded with
+// dlopen were reset by clear_dynamic_tls. _dl_allocate_tls_init does the same
+// for every module the dynamic loader knows, under its lock, after a walk of
+// its module list (410 instructions against 60): after a dlopen it is the one
+// that knows a module with static TLS was added.
+void copy_static_tls(void* tp) {
+    if (g_image_count < 0 || __atomic_load_n(&weft_shim_module_loaded, __ATOMIC_ACQUIRE) != 0) {
+        g_allocate_init(tp, true);
+        return;
+    }
+    for (int i = 0; i < g_image_count; ++i) {
+        const tls_image& m = g_images[i];
+        char* dest = static_cast<char*>(tp) + m.offset;
+        std::memcpy(dest, m.init, m.init_size);
+        std::memset(dest + m.init_size, 0, m.size - m.init_size);
+    }
 }
 
 void* take_recent_block() {
@@ -221,7 +263,7 @@ void* new_block(std::int32_t tid) {
         // returns, and the rest are written only by glibc's own thread
         // functions, which the shim replaces; fill_tcb sets the header again.
         void* tcache = g_tcache_slot != 0 ? field<void*>(tp, g_tcache_slot) : nullptr;
-        g_allocate_init(tp, true);  // the static TLS images; the DTV's entries
+        copy_static_tls(tp);
         if (g_tcache_slot != 0) field<void*>(tp, g_tcache_slot) = tcache;
     }
     fill_tcb(tp, tid);
@@ -249,15 +291,19 @@ int find_libc_tls(struct dl_phdr_info* info, size_t, void* out) {
     return 0;
 }
 
-// dl_iterate_phdr: sets *out when a module's TLS is not in the calling
-// thread's static TLS (the `static_size` bytes below its thread pointer).
-struct static_tls_check {
+// dl_iterate_phdr: records each module's TLS image if it is in the calling
+// thread's static TLS (the `static_size` bytes below its thread pointer), and
+// notes any that is not (dynamic: a module loaded with dlopen before the shim
+// started) or any image beyond g_images.
+struct static_tls_scan {
     std::size_t static_size = 0;
+    int count = 0;
     bool dynamic_seen = false;
+    bool too_many = false;
 };
 
-int note_dynamic_tls(struct dl_phdr_info* info, size_t, void* out) {
-    auto* c = static_cast<static_tls_check*>(out);
+int note_static_tls_module(struct dl_phdr_info* info, size_t, void* out) {
+    auto* c = static_cast<static_tls_scan*>(out);
     if (info->dlpi_tls_modid == 0) return 0;
     auto data = reinterpret_cast<std::uintptr_t>(info->dlpi_tls_data);
     auto tp = reinterpret_cast<std::uintptr_t>(arch::thread_pointer());
@@ -265,19 +311,33 @@ int note_dynamic_tls(struct dl_phdr_info* info, size_t, void* out) {
         c->dynamic_seen = true;
         return 1;
     }
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+        if (ph.p_type != PT_TLS) continue;
+        if (c->count == max_tls_images) {
+            c->too_many = true;
+            return 1;
+        }
+        g_images[c->count++] =
+            tls_image{-static_cast<std::ptrdiff_t>(tp - data),
+                      reinterpret_cast<const void*>(info->dlpi_addr + ph.p_vaddr), ph.p_filesz, ph.p_memsz};
+    }
     return 0;
 }
 
-void note_start_generation(void* tp) {
+// At start, with `tp` the first block made: its DTV generation, whether every
+// module's TLS is static, and the images copy_static_tls copies.
+void note_static_tls(void* tp) {
     using static_info_fn = void (*)(std::size_t*, std::size_t*);
     auto info = reinterpret_cast<static_info_fn>(dlvsym(RTLD_DEFAULT, "_dl_get_tls_static_info", "GLIBC_PRIVATE"));
     if (info == nullptr) return;
-    static_tls_check c;
+    static_tls_scan c;
     std::size_t align = 0;
     info(&c.static_size, &align);
-    dl_iterate_phdr(&note_dynamic_tls, &c);
+    dl_iterate_phdr(&note_static_tls_module, &c);
     g_start_generation = field<dtv_entry*>(tp, off_dtv)[0].counter;
     g_all_tls_static_at_start = !c.dynamic_seen;
+    g_image_count = c.dynamic_seen || c.too_many ? -1 : c.count;
 }
 
 // Finds which word of libc's TLS is malloc's tcache pointer: in the fresh
@@ -385,7 +445,7 @@ void start_tls_blocks() {
         return;
     }
     find_tcache_slot(k0);
-    note_start_generation(k0);
+    note_static_tls(k0);
     // main keeps the block the process started with (what constructors and
     // the C library set up before main stays main's, on any worker); worker
     // 0's idle flow must not share it, so it gets k0.
