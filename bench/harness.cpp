@@ -558,8 +558,7 @@ std::vector<option_spec> const& common_options() {
 // Context
 // ---------------------------------------------------------------------------
 
-context::context(experiment const& exp, options opts)
-    : exp_(&exp), opts_(std::move(opts)), start_ns_(now_ns()) {
+context::context(experiment const& exp, options opts) : exp_(&exp), opts_(std::move(opts)), start_ns_(now_ns()) {
     json_ = opts_.flag("json");
     if (std::string const& path = opts_.string("jsonl"); !path.empty()) {
         jsonl_ = std::fopen(path.c_str(), "a");
@@ -705,8 +704,9 @@ piped_child spawn_piped(std::string const& exe, std::vector<std::string> const& 
     for (char** e = environ; *e != nullptr; ++e) vars.emplace_back(*e);
     for (std::string const& change : env) {
         std::string const name = change.substr(0, change.find('='));
-        std::erase_if(vars, [&](std::string const& v) { return v.size() > name.size() && v[name.size()] == '=' &&
-                                                                v.compare(0, name.size(), name) == 0; });
+        std::erase_if(vars, [&](std::string const& v) {
+            return v.size() > name.size() && v[name.size()] == '=' && v.compare(0, name.size(), name) == 0;
+        });
         if (change.size() > name.size()) vars.push_back(change);
     }
     std::vector<std::string> argv_text = args;
@@ -738,19 +738,36 @@ int wait_child(pid_t pid) {
     return status;
 }
 
-std::string run_piped(std::string const& exe, std::vector<std::string> const& args,
-                      std::vector<std::string> const& env, int* status) {
+std::string run_piped(std::string const& exe, std::vector<std::string> const& args, std::vector<std::string> const& env,
+                      int* status) {
     piped_child const child = spawn_piped(exe, args, env);
     std::string out;
     char buf[4096];
     for (;;) {
         ssize_t const got = read(child.out_fd, buf, sizeof buf);
-        if (got > 0) out.append(buf, static_cast<std::size_t>(got));
-        else if (got == 0 || errno != EINTR) break;
+        if (got > 0)
+            out.append(buf, static_cast<std::size_t>(got));
+        else if (got == 0 || errno != EINTR)
+            break;
     }
     close(child.out_fd);
     *status = wait_child(child.pid);
     return out;
+}
+
+double number_after(std::string const& out, char const* key) {
+    auto const at = out.find(key);
+    if (at == std::string::npos) return -1;
+    return std::strtod(out.c_str() + at + std::strlen(key), nullptr);
+}
+
+long long peak_on_line(std::string const& out, char const* key) {
+    auto const at = out.find(key);
+    if (at == std::string::npos) return -1;
+    auto const eol = out.find('\n', at);
+    auto const peak = out.find("(peak ", at);
+    if (peak == std::string::npos || (eol != std::string::npos && peak > eol)) return -1;
+    return std::strtoll(out.c_str() + peak + 6, nullptr, 10);
 }
 
 // ---------------------------------------------------------------------------

@@ -354,8 +354,14 @@ piped_child spawn_piped(std::string const& exe, std::vector<std::string> const& 
 int wait_child(pid_t pid);
 // spawn_piped, then the child's whole stdout, then wait_child: returns the
 // output and sets *status to the waitpid status.
-std::string run_piped(std::string const& exe, std::vector<std::string> const& args,
-                      std::vector<std::string> const& env, int* status);
+std::string run_piped(std::string const& exe, std::vector<std::string> const& args, std::vector<std::string> const& env,
+                      int* status);
+// In a child's output that holds weft's statistics (WEFT_STATS=1): the number
+// after `key` ("most threads live"), or -1 when `key` is not there; the
+// "(peak N)" of the line that starts with `key` ("stack bytes mapped", "heap
+// bytes"), or -1 when the line is not there.
+double number_after(std::string const& out, char const* key);
+long long peak_on_line(std::string const& out, char const* key);
 
 // ---------------------------------------------------------------------------
 // Provenance

@@ -12,7 +12,15 @@
 // process of its own, so that its peak RSS (wait4's ru_maxrss) is its own.
 //
 // Rounds are interleaved: each round runs every version once, in turn, and a
-// target ratio is the median over rounds of the ratio within a round. Each
+// target ratio is the median over rounds of the ratio within a round.
+//
+// The shim rows' memory figures are weft's, as for the native rows: the most
+// threads live and the heap's high-water mark through the shim's malloc
+// (WEFT_STATS=1: "heap bytes (malloc) N (peak P)", every block the process
+// holds, A, B and C included), against the same program's serial run ("dcmm N
+// LEAF serial": plain calls) under the shim, counted the same way. The glibc
+// and native rows count the temporaries alone (the program's count, weft's
+// weft_malloc), against the serial recursion's temporaries. Each
 // run's checksum of C is compared with the glibc run's (exactly for the same
 // binary under the shim; to 1e-9 relative for the native version, compiled
 // separately).
@@ -44,6 +52,8 @@ struct run_result {
     long long max_live_threads = 0;
     long long peak_heap_bytes = 0;
     long long peak_rss_bytes = 0;
+    long long weft_max_live = -1;   // weft's statistics (runs under the shim): most threads live
+    long long weft_heap_peak = -1;  // and the shim's malloc high-water mark
 };
 
 // "key=value key=value ...": the value of key, or dies naming the line.
@@ -59,9 +69,20 @@ std::string field(std::string const& line, std::string const& key, std::string c
     die("shim: %s printed no %s: '%s'", what.c_str(), key.c_str(), line.c_str());
 }
 
-run_result run_child(std::string const& exe, std::vector<std::string> const& args, std::vector<std::string> const& env,
-                     std::string const& what) {
-    piped_child const child = spawn_piped(exe, args, env);
+// Runs exe with args and env and reads its line. With `weft_stats`, under the
+// shim with WEFT_STATS=1, whose statistics (on stderr, at exit) are read too:
+// sh merges the program's stderr into the pipe and execs it, so that wait4
+// still reports the program's own peak RSS.
+run_result run_child(std::string const& exe, std::vector<std::string> args, std::vector<std::string> env,
+                     std::string const& what, bool weft_stats = false) {
+    std::string path = exe;
+    if (weft_stats) {
+        env.push_back("WEFT_STATS=1");
+        args.erase(args.begin());
+        args.insert(args.begin(), {"sh", "-c", "exec \"$0\" \"$@\" 2>&1", exe});
+        path = "/bin/sh";
+    }
+    piped_child const child = spawn_piped(path, args, env);
     std::string out;
     char buf[4096];
     for (;;) {
@@ -87,6 +108,14 @@ run_result run_child(std::string const& exe, std::vector<std::string> const& arg
     r.max_live_threads = std::strtoll(field(out, "max_live_threads", what).c_str(), nullptr, 10);
     r.peak_heap_bytes = std::strtoll(field(out, "peak_heap_bytes", what).c_str(), nullptr, 10);
     r.peak_rss_bytes = static_cast<long long>(ru.ru_maxrss) * 1024;  // Linux: kilobytes
+    if (weft_stats) {
+        r.weft_max_live = static_cast<long long>(number_after(out, "most threads live"));
+        r.weft_heap_peak = peak_on_line(out, "heap bytes (malloc)");
+        if (r.weft_max_live < 0 || r.weft_heap_peak < 0)
+            die("shim: %s printed no weft statistics (WEFT_STATS=1: \"most threads live\" and \"heap bytes "
+                "(malloc)\"): '%s'",
+                what.c_str(), out.c_str());
+    }
     return r;
 }
 
@@ -181,9 +210,16 @@ int run(context& ctx) {
             return run_child(
                 self, {self, "shim", "--native-child", "--n", ns, "--leaf", ls, "--workers", ws, "--sched", v.sched},
                 env, v.label());
-        if (v.program == "dcmm") return run_child(WEFT_SHIM_DCMM, {WEFT_SHIM_DCMM, ns, ls}, env, v.label());
-        return run_child(WEFT_SHIM_COARSE, {WEFT_SHIM_COARSE, ns, ls, ws}, env, v.label());
+        bool const shim = v.kind == "shim";
+        if (v.program == "dcmm") return run_child(WEFT_SHIM_DCMM, {WEFT_SHIM_DCMM, ns, ls}, env, v.label(), shim);
+        return run_child(WEFT_SHIM_COARSE, {WEFT_SHIM_COARSE, ns, ls, ws}, env, v.label(), shim);
     };
+    // The serial program's heap under the shim, for the shim rows (see the top).
+    std::vector<std::string> serial_env = no_shim;
+    serial_env.insert(serial_env.end(), {"WEFT_WORKERS=1", std::string("LD_PRELOAD=") + WEFT_SHIM_LIBRARY});
+    long long const shim_serial_heap =
+        run_child(WEFT_SHIM_DCMM, {WEFT_SHIM_DCMM, ns, ls, "serial"}, serial_env, "dcmm serial under the shim", true)
+            .weft_heap_peak;
 
     ctx.say("C = A * B, n = %zu, leaf %zu, %d worker%s (CPUs), %d interleaved round(s)%s\n", n, leaf, workers,
             workers == 1 ? "" : "s", rounds, build_warning().empty() ? "" : (" [" + build_warning() + "]").c_str());
@@ -221,21 +257,23 @@ int run(context& ctx) {
     auto mib = [](double bytes) { return fmt(bytes / (1024.0 * 1024.0), 1); };
     for (auto const& v : vs) {
         summary const st = summarize(times(v));
+        bool const shim = v.kind == "shim";
         long long rss = 0, heap = 0, live = 0;
         for (auto const& r : v.runs) {
             rss = std::max(rss, r.peak_rss_bytes);
-            heap = std::max(heap, r.peak_heap_bytes);
-            live = std::max(live, r.max_live_threads);
+            heap = std::max(heap, shim ? r.weft_heap_peak : r.peak_heap_bytes);
+            live = std::max(live, shim ? r.weft_max_live : r.max_live_threads);
         }
+        long long const serial = v.program != "dcmm" ? 0 : shim ? shim_serial_heap : serial_heap;
         json_object rec = ctx.record();
         rec.add("program", v.program).add("version", v.kind).add("sched", v.sched).add("n", n);
         rec.add("time_s", st.median).add("peak_rss_bytes", rss).add("peak_heap_bytes", heap);
-        rec.add("serial_heap_bytes", v.program == "dcmm" ? serial_heap : 0LL).add("max_live_threads", live);
+        rec.add("serial_heap_bytes", serial).add("max_live_threads", live);
         ctx.emit(rec);
         version const* g = find(v.program, "glibc", "");
         double const vs_glibc = median_of_ratios(times(*g), times(v));
         t.add_row({v.program, v.kind, v.sched, fmt(st.median, 3), fmt_pct(st.spread), fmt_ratio(vs_glibc), mib(rss),
-                   mib(heap), v.program == "dcmm" ? fmt_ratio(static_cast<double>(heap) / serial_heap) : "-",
+                   mib(heap), v.program == "dcmm" ? fmt_ratio(static_cast<double>(heap) / serial) : "-",
                    std::to_string(live)});
     }
     ctx.print(t, "shim: one unmodified Pthreads program on glibc's threads, under libweft-pthread, and weft-native");
@@ -259,8 +297,8 @@ int run(context& ctx) {
     }
     if (shim_dfs != nullptr) {
         long long heap = 0;
-        for (auto const& r : shim_dfs->runs) heap = std::max(heap, r.peak_heap_bytes);
-        target("dcmm_shim_dfs_heap_over_serial", static_cast<double>(heap) / serial_heap, 1.2, false);
+        for (auto const& r : shim_dfs->runs) heap = std::max(heap, r.weft_heap_peak);
+        target("dcmm_shim_dfs_heap_over_serial", static_cast<double>(heap) / shim_serial_heap, 1.2, false);
     }
     target("coarse_shim_time_over_glibc",
            median_of_ratios(times(*find("coarse", "shim", "ws")), times(*find("coarse", "glibc", ""))), 1.03, false);
@@ -276,9 +314,11 @@ registrar const reg{experiment{
                "libweft-pthread (LD_PRELOAD) with each --sched, and beside the weft-native version of the same\n"
                "algorithm; bench/pthreads/coarse.c (a thread per worker, fixed row blocks) runs on glibc's threads\n"
                "and under the shim. Every run is a process of its own: time (the multiply, timed by the program),\n"
-               "peak RSS (wait4), peak heap (the program's count of its temporaries; weft's heap high-water mark\n"
-               "for native) and most threads live. Rounds are interleaved; target ratios are medians of ratios\n"
-               "within a round. See docs/bench.md and docs/shim.md.",
+               "peak RSS (wait4), peak heap and most threads live (weft's statistics under the shim: the shim's\n"
+               "malloc count of the whole heap, against the program's serial run under the shim; the program's\n"
+               "count of its temporaries on glibc, weft_malloc's for native, against the serial recursion's).\n"
+               "Rounds are interleaved; target ratios are medians of ratios within a round. See docs/bench.md\n"
+               "and docs/shim.md.",
     .options = {{.name = "n",
                  .kind = opt_kind::integer,
                  .metavar = "N",

@@ -110,24 +110,6 @@ struct run_result {
     long long stack_peak = -1, heap_peak = -1;  // weft's high-water marks (-1: not printed)
 };
 
-// A line's number after `key`, or -1.
-double number_after(std::string const& out, char const* key) {
-    auto const at = out.find(key);
-    if (at == std::string::npos) return -1;
-    return std::strtod(out.c_str() + at + std::strlen(key), nullptr);
-}
-
-// The "(peak N)" of weft's statistics line that starts with `key` ("stack
-// bytes mapped", "heap bytes"), or -1 when the line is not there.
-long long peak_on_line(std::string const& out, char const* key) {
-    auto const at = out.find(key);
-    if (at == std::string::npos) return -1;
-    auto const eol = out.find('\n', at);
-    auto const peak = out.find("(peak ", at);
-    if (peak == std::string::npos || (eol != std::string::npos && peak > eol)) return -1;
-    return std::strtoll(out.c_str() + peak + 6, nullptr, 10);
-}
-
 run_result run_once(std::string const& program, std::string const& shim, config const& c, sizes const& s, bool check) {
     // sh puts the preload on the program only (not on sh) and merges its
     // stderr, where weft's statistics go, into the pipe.

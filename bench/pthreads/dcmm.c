@@ -4,12 +4,17 @@
  * temporary from malloc per level. `weft-bench shim` runs this one binary on
  * glibc's threads and under libweft-pthread (LD_PRELOAD), unchanged.
  *
- *   dcmm N LEAF      C = A * B for N x N doubles, serial kernel at LEAF
+ *   dcmm N LEAF [serial]   C = A * B for N x N doubles, serial kernel at LEAF;
+ *                          "serial": every call a plain call, no thread
  *
  * Prints one line: n, leaf, time_s (the multiply alone), checksum (the sum of
- * C), max_live_threads (the most of its threads that existed at once: created
- * and not yet joined, counted by the program) and peak_heap_bytes (the most bytes of its temporaries live at
- * once, counted by the program). The recursion is apps/matmul/matmul.hpp's:
+ * C), max_live_threads (the most of its threads live at once: from just
+ * before its pthread_create to the end of its function, as weft counts its
+ * threads) and peak_heap_bytes (the most bytes of its temporaries live at
+ * once, each counted once its allocation has returned, as weft's heap
+ * high-water mark counts: under dfs a large allocation first waits behind
+ * dummy threads, and counting it before the call counted that wait as held
+ * memory). The recursion is apps/matmul/matmul.hpp's:
  * 8 multiplies into C's quadrants and a temporary T, then C += T by 4
  * recursive adds, each call a thread of its own. */
 #include <pthread.h>
@@ -19,6 +24,7 @@
 #include "common.h"
 
 static size_t leaf;
+static int serial;
 static atomic_long live_threads, max_live;
 static atomic_size_t heap_now, heap_peak;
 
@@ -29,14 +35,14 @@ static void raise_to(atomic_long* max, long v) {
 }
 
 static void* temporary(size_t bytes) {
-    size_t now = atomic_fetch_add(&heap_now, bytes) + bytes;
-    size_t p = atomic_load(&heap_peak);
-    while (now > p && !atomic_compare_exchange_weak(&heap_peak, &p, now)) {
-    }
     void* t = aligned_alloc(64, bytes);
     if (t == NULL) {
         fprintf(stderr, "dcmm: out of memory for a temporary of %zu bytes\n", bytes);
         exit(1);
+    }
+    size_t now = atomic_fetch_add(&heap_now, bytes) + bytes;
+    size_t p = atomic_load(&heap_peak);
+    while (now > p && !atomic_compare_exchange_weak(&heap_peak, &p, now)) {
     }
     return t;
 }
@@ -55,23 +61,38 @@ struct call {
     struct view a, b, c; /* multiply: C = A * B; add: C += A (b unused) */
     size_t n;
     pthread_t thread;
+    void* (*fn)(void*);
 };
 
 static void* multiply(void* arg);
 static void* add(void* arg);
 
-/* Runs calls[0..k) each on a thread of its own and waits for them all. */
+/* A call's thread: the call, then it is no longer live. */
+static void* run_call(void* arg) {
+    struct call* x = arg;
+    x->fn(x);
+    atomic_fetch_sub(&live_threads, 1);
+    return NULL;
+}
+
+/* Runs calls[0..k) each on a thread of its own (in serial mode, in turn) and
+ * waits for them all. */
 static void fork_join(void* (*fn)(void*), struct call* calls, int k) {
-    raise_to(&max_live, atomic_fetch_add(&live_threads, k) + k);
     for (int i = 0; i < k; ++i) {
-        int rc = pthread_create(&calls[i].thread, NULL, fn, &calls[i]);
+        if (serial) {
+            fn(&calls[i]);
+            continue;
+        }
+        calls[i].fn = fn;
+        raise_to(&max_live, atomic_fetch_add(&live_threads, 1) + 1);
+        int rc = pthread_create(&calls[i].thread, NULL, run_call, &calls[i]);
         if (rc != 0) {
             fprintf(stderr, "dcmm: pthread_create failed: %s\n", strerror(rc));
             exit(1);
         }
     }
-    for (int i = 0; i < k; ++i) pthread_join(calls[i].thread, NULL);
-    atomic_fetch_sub(&live_threads, k);
+    if (!serial)
+        for (int i = 0; i < k; ++i) pthread_join(calls[i].thread, NULL);
 }
 
 static void* add(void* arg) {
@@ -86,7 +107,7 @@ static void* add(void* arg) {
         size_t h = x->n / 2;
         struct call calls[4];
         for (int q = 0; q < 4; ++q)
-            calls[q] = (struct call){quadrant(x->a, h, q / 2, q % 2), {0}, quadrant(x->c, h, q / 2, q % 2), h, 0};
+            calls[q] = (struct call){quadrant(x->a, h, q / 2, q % 2), {0}, quadrant(x->c, h, q / 2, q % 2), h, 0, NULL};
         fork_join(add, calls, 4);
     }
     return NULL;
@@ -102,17 +123,17 @@ static void* multiply(void* arg) {
         struct view a = x->a, b = x->b, c = x->c;
         /* C11 += A1k * Bk1 ...: the k = 0 products go to C, the k = 1 ones to T. */
         struct call calls[8] = {
-            {quadrant(a, h, 0, 0), quadrant(b, h, 0, 0), quadrant(c, h, 0, 0), h, 0},
-            {quadrant(a, h, 0, 0), quadrant(b, h, 0, 1), quadrant(c, h, 0, 1), h, 0},
-            {quadrant(a, h, 1, 0), quadrant(b, h, 0, 0), quadrant(c, h, 1, 0), h, 0},
-            {quadrant(a, h, 1, 0), quadrant(b, h, 0, 1), quadrant(c, h, 1, 1), h, 0},
-            {quadrant(a, h, 0, 1), quadrant(b, h, 1, 0), quadrant(t, h, 0, 0), h, 0},
-            {quadrant(a, h, 0, 1), quadrant(b, h, 1, 1), quadrant(t, h, 0, 1), h, 0},
-            {quadrant(a, h, 1, 1), quadrant(b, h, 1, 0), quadrant(t, h, 1, 0), h, 0},
-            {quadrant(a, h, 1, 1), quadrant(b, h, 1, 1), quadrant(t, h, 1, 1), h, 0},
+            {quadrant(a, h, 0, 0), quadrant(b, h, 0, 0), quadrant(c, h, 0, 0), h, 0, NULL},
+            {quadrant(a, h, 0, 0), quadrant(b, h, 0, 1), quadrant(c, h, 0, 1), h, 0, NULL},
+            {quadrant(a, h, 1, 0), quadrant(b, h, 0, 0), quadrant(c, h, 1, 0), h, 0, NULL},
+            {quadrant(a, h, 1, 0), quadrant(b, h, 0, 1), quadrant(c, h, 1, 1), h, 0, NULL},
+            {quadrant(a, h, 0, 1), quadrant(b, h, 1, 0), quadrant(t, h, 0, 0), h, 0, NULL},
+            {quadrant(a, h, 0, 1), quadrant(b, h, 1, 1), quadrant(t, h, 0, 1), h, 0, NULL},
+            {quadrant(a, h, 1, 1), quadrant(b, h, 1, 0), quadrant(t, h, 1, 0), h, 0, NULL},
+            {quadrant(a, h, 1, 1), quadrant(b, h, 1, 1), quadrant(t, h, 1, 1), h, 0, NULL},
         };
         fork_join(multiply, calls, 8);
-        struct call sum = {t, {0}, c, n, 0};
+        struct call sum = {t, {0}, c, n, 0, NULL};
         fork_join(add, &sum, 1);
         release(t.p, bytes);
     }
@@ -120,10 +141,14 @@ static void* multiply(void* arg) {
 }
 
 int main(int argc, char** argv) {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s N LEAF   (C = A * B for N x N doubles; N / LEAF a power of two)\n", argv[0]);
+    if (argc != 3 && !(argc == 4 && strcmp(argv[3], "serial") == 0)) {
+        fprintf(stderr,
+                "usage: %s N LEAF [serial]   (C = A * B for N x N doubles; N / LEAF a power of two; serial: no "
+                "threads)\n",
+                argv[0]);
         return 2;
     }
+    serial = argc == 4;
     size_t n = parse_size(argv[0], "N", argv[1], 65536);
     leaf = parse_size(argv[0], "LEAF", argv[2], 65536);
     size_t blocks = n / leaf;
@@ -137,7 +162,7 @@ int main(int argc, char** argv) {
     memset(c.p, 0, n * n * sizeof(double));
 
     double t0 = seconds_now();
-    struct call root = {a, b, c, n, 0};
+    struct call root = {a, b, c, n, 0, NULL};
     fork_join(multiply, &root, 1);
     double t = seconds_now() - t0;
 

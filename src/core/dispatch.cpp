@@ -22,7 +22,11 @@
 namespace weft::detail {
 
 namespace {
-thread_local worker* tls_worker = nullptr;
+// Initial-exec: in libweft-pthread (a shared library, loaded at start by
+// LD_PRELOAD or as a dependency) every access would otherwise call
+// __tls_get_addr, about eight times per pthread_create + join; in a program
+// linked with libweft the linker makes it local-exec either way.
+[[gnu::tls_model("initial-exec")]] thread_local worker* tls_worker = nullptr;
 
 // True if w has work outside the policy: pinned ults, external wake-ups,
 // timers, a progress hook to run (core/progress.hpp).

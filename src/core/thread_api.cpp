@@ -11,6 +11,7 @@
 #include "core/handle.hpp"
 #include "core/runtime.hpp"
 #include "core/thread.hpp"
+#include "core/thread_pointer.hpp"
 #include "core/tunables.hpp"
 
 namespace weft::detail {
@@ -33,7 +34,28 @@ int check_attr(const weft_attr_t* attr) {
 // w: the calling worker, or null.
 bool is_self(worker* w, weft_thread_t h) { return h != WEFT_THREAD_NULL && w != nullptr && w->current->handle == h; }
 
+// weft_thread_create, with the new ult's own thread pointer (or null) set
+// before the policy can run it.
+[[gnu::always_inline]] inline int create_thread(weft_thread_t* thread, const weft_attr_t* attr, void* (*fn)(void*),
+                                                void* arg, void* tp) {
+    if (thread == nullptr || fn == nullptr) return EINVAL;
+    if (int rc = check_attr(attr); rc != 0) return rc;
+    worker* w = ensure_runtime();
+    ult* u = nullptr;
+    if (int rc = create_ult(w, attr, fn, arg, 0, nullptr, &u); rc != 0) return rc;
+    u->tp = tp;
+    *thread = u->handle;
+    launch_inline(w, u);
+    return 0;
+}
+
 }  // namespace
+
+int create_with_thread_pointer(weft_thread_t* thread, const weft_attr_t* attr, void* (*fn)(void*), void* arg,
+                               void* tp) {
+    return create_thread(thread, attr, fn, arg, tp);
+}
+
 }  // namespace weft::detail
 
 using namespace weft::detail;
@@ -73,14 +95,7 @@ WEFT_API int weft_attr_setname(weft_attr_t* attr, const char* name) {
 }
 
 WEFT_API int weft_thread_create(weft_thread_t* thread, const weft_attr_t* attr, void* (*fn)(void*), void* arg) {
-    if (thread == nullptr || fn == nullptr) return EINVAL;
-    if (int rc = check_attr(attr); rc != 0) return rc;
-    worker* w = ensure_runtime();
-    ult* u = nullptr;
-    if (int rc = create_ult(w, attr, fn, arg, 0, nullptr, &u); rc != 0) return rc;
-    *thread = u->handle;
-    launch_inline(w, u);
-    return 0;
+    return create_thread(thread, attr, fn, arg, nullptr);
 }
 
 WEFT_API int weft_thread_join(weft_thread_t thread, void** retval) {

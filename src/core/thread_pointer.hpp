@@ -13,6 +13,8 @@
 // statistics only, or are not used on a ult.
 #pragma once
 
+#include <weft/weft.h>
+
 namespace weft::detail {
 
 struct worker;
@@ -32,10 +34,15 @@ void set_own_thread_pointer(void* tp);
 // has its own.
 void set_worker_thread_pointer(worker* w, void* tp);
 
+// weft_thread_create, with `tp` as the new ult's own thread pointer from its
+// first instruction on: the switch to it installs it.
+int create_with_thread_pointer(weft_thread_t* thread, const weft_attr_t* attr, void* (*fn)(void*), void* arg, void* tp);
+
 // Called on a ult with its own thread pointer when it ends, after its key
-// destructors, before its last switch; it must give the ult its worker's
-// thread pointer back (set_own_thread_pointer(nullptr)) and may then free the
-// block. Set once, before any ult has its own thread pointer.
+// destructors, before its last switch, which installs the next ult's thread
+// pointer: until that switch is done the ult still runs on its block, so the
+// hook may not let another worker reuse it before then. Set once, before any
+// ult has its own thread pointer.
 extern void (*g_own_tp_exit)(ult*);
 
 }  // namespace weft::detail

@@ -4,6 +4,7 @@
 // __wrap_name and the table real.cpp fills), with the C library's prototype.
 #pragma once
 
+#include <dlfcn.h>
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>

@@ -13,6 +13,7 @@
 
 #include "arch/stack.hpp"
 #include "core/runtime.hpp"
+#include "core/thread_pointer.hpp"
 #include "core/ult.hpp"
 #include "core/worker.hpp"
 #include "shim/attr.hpp"
@@ -115,12 +116,15 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(vo
         wa.detach_state = t->detach_state == PTHREAD_CREATE_DETACHED ? WEFT_CREATE_DETACHED : WEFT_CREATE_JOINABLE;
     }
     report_shared_tls_once();  // only a program with a second thread shares anything
-    errno_keeper keep;  // the policy may run the child first (ws)
-    if (int rc = give_tls_block(&fn, &arg); rc != 0) return rc;
+    errno_keeper keep;         // the policy may run the child first (ws)
+    void* tp = nullptr;
+    if (int rc = give_tls_block(&fn, &arg, &tp); rc != 0) return rc;
     weft_thread_t h;
-    int rc = weft_thread_create(&h, &wa, fn, arg);
-    if (rc == 0) *thread = reinterpret_cast<pthread_t>(h);
-    else drop_tls_block(fn, arg);
+    int rc = weft::detail::create_with_thread_pointer(&h, &wa, fn, arg, tp);
+    if (rc == 0)
+        *thread = reinterpret_cast<pthread_t>(h);
+    else
+        drop_tls_block(fn, arg);
     return rc;
 }
 
@@ -192,8 +196,7 @@ int pthread_setschedprio(pthread_t, int) {
     return refuse("pthread_setschedprio", "weft's scheduler decides the order of weft threads", ENOTSUP);
 }
 int pthread_setaffinity_np(pthread_t, size_t, const cpu_set_t*) {
-    return refuse("pthread_setaffinity_np", "weft threads move between workers; affinity is not yet built",
-                  ENOTSUP);
+    return refuse("pthread_setaffinity_np", "weft threads move between workers; affinity is not yet built", ENOTSUP);
 }
 int pthread_getaffinity_np(pthread_t, size_t, cpu_set_t*) {
     return refuse("pthread_getaffinity_np", "affinity is not yet built", ENOTSUP);
@@ -208,7 +211,8 @@ int pthread_getattr_np(pthread_t thread, pthread_attr_t* attr) {
     // Its own weft stack; main runs on the process's stack instead (but in the
     // child of fork(), main is the forking thread, on whatever stack it had).
     if (is_self && own_stack_attr(attr) == 0) return 0;
-    if (is_self) thread = g_initial_kernel_thread;
+    if (is_self)
+        thread = g_initial_kernel_thread;
     else if (weft_thread_id(weft_of(thread)) != 0)
         return refuse("pthread_getattr_np on another weft thread", "only the caller's own stack is known", ENOTSUP);
     return kernel_thread_attr(thread, attr);

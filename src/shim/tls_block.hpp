@@ -16,10 +16,12 @@ void start_tls_blocks();
 // tls_check.cpp).
 const char* tls_blocks_unavailable();
 
-// For pthread_create: replaces (fn, arg) by a start routine that installs a
-// new block and then runs fn(arg). 0, or EAGAIN when the block cannot be
-// allocated. Without blocks, leaves them as they are.
-int give_tls_block(void* (**fn)(void*), void** arg);
+// For pthread_create: replaces (fn, arg) by a start routine that sets up a
+// block and then runs fn(arg), and sets *tp to the block, the thread pointer
+// to create the thread with (detail::create_with_thread_pointer). 0, or
+// EAGAIN when the block cannot be allocated. Without blocks, leaves (fn, arg)
+// as they are and sets *tp to null.
+int give_tls_block(void* (**fn)(void*), void** arg, void** tp);
 
 // Frees the block of a start routine give_tls_block made that never ran
 // (the thread could not be created).
