@@ -102,12 +102,10 @@ private:
     std::vector<std::unique_ptr<protocol>> eps_;
 };
 
-}  // namespace
-
-namespace {
 spinlock g_next_lock;
 std::unique_ptr<link> g_next_link;  // use_link_once's, until the next init takes it
 const char* g_next_name = nullptr;
+
 }  // namespace
 
 void use_link_once(std::unique_ptr<link> l, const char* name) {
