@@ -45,6 +45,7 @@ private:
 const char* transport_names() { return WEFT_HAVE_MPI ? "inproc, faulty, mpi" : "inproc, faulty"; }
 
 int make_transport(const transport_config& cfg, std::unique_ptr<transport>* out) {
+    if (int rc = 0; take_link_once(out, &rc)) return rc;
 #if WEFT_HAVE_MPI
     if (cfg.name == "mpi") return make_mpi_transport(cfg, out);
 #endif

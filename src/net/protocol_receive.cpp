@@ -178,7 +178,7 @@ void protocol::hand_over(peer& p, incoming* in) {
     const wire_header& h = in->f.h;
     spinlock_ref l(p.lock);
     l.lock();
-    owe_back_locked(p, in->f.payload_len);
+    owe_back_locked(p, in->f.h.len);
     l.unlock();
     port_hand_over(in->claimed, weft_port_id_t{h.dst_node, h.dst_index, h.dst_gen, 0}, header_of(in->f),
                    in->f.payload_len);
@@ -368,7 +368,7 @@ void protocol::deliver(peer& p, int source, const decoded_frame& f) {
     spinlock_ref l(p.lock);
     l.lock();
     bool queued = backlog_has(p, key);  // its frames before it go first
-    owe_back_locked(p, f.payload_len);
+    owe_back_locked(p, f.h.len);
     l.unlock();
     if (!queued) {
         int rc = port_try_put(*j_, to, mh, f.payload, f.payload_len);
@@ -416,6 +416,9 @@ msg_header protocol::header_of(const decoded_frame& f) {
 }
 
 // A data frame taken from the link: its credit is owed back to its sender (p.lock held).
+// len is the length its header announced, which the sender charged: a bulk
+// that could not be received (delivered empty) returns its whole charge too,
+// or the sender's window would shrink by it for good.
 void protocol::owe_back_locked(peer& p, std::uint64_t len) {
     p.ret_msgs += 1;
     p.ret_bytes += charge_of(len);

@@ -102,7 +102,32 @@ private:
     std::vector<std::unique_ptr<protocol>> eps_;
 };
 
+spinlock g_next_lock;
+std::unique_ptr<link> g_next_link;  // use_link_once's, until the next init takes it
+const char* g_next_name = nullptr;
+
 }  // namespace
+
+void use_link_once(std::unique_ptr<link> l, const char* name) {
+    lock_guard<spinlock> g(g_next_lock);
+    g_next_link = std::move(l);
+    g_next_name = name;
+}
+
+bool take_link_once(std::unique_ptr<transport>* out, int* rc) {
+    std::unique_ptr<link> l;
+    const char* name = nullptr;
+    {
+        lock_guard<spinlock> g(g_next_lock);
+        if (!g_next_link) return false;
+        l = std::move(g_next_link);
+        name = g_next_name;
+    }
+    std::vector<std::unique_ptr<protocol>> eps;
+    eps.emplace_back(new (std::nothrow) protocol(std::move(l), 0));
+    *rc = eps.back() ? make_protocol_transport(name, std::move(eps), out) : ENOMEM;
+    return true;
+}
 
 int make_protocol_transport(const char* name, std::vector<std::unique_ptr<protocol>> eps,
                             std::unique_ptr<transport>* out) {

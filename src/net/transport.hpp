@@ -91,6 +91,16 @@ const char* transport_names();
 // Makes the transport cfg.name names into *out: 0, or EINVAL (a message on
 // stderr says why: mpi could not start), or ENOMEM.
 [[nodiscard]] int make_transport(const transport_config& cfg, std::unique_ptr<transport>* out);
+// A link of the caller's own for the next weft_net_init (fuzz/net_frames.cpp
+// plays a peer rank through one): that job's transport is the protocol over
+// it, named `name` (a static string), with the peer timeout off, whatever
+// WEFT_NET says; that init takes it, once. Nothing else sets it, so a program
+// never meets it.
+class link;
+void use_link_once(std::unique_ptr<link> l, const char* name);
+// make_transport's first look: true and *rc (0, or ENOMEM) if a link waits
+// from use_link_once (it is taken into *out).
+bool take_link_once(std::unique_ptr<transport>* out, int* rc);
 // faulty.cpp's part of make_transport: the protocol over the faulty link,
 // every node in this process, with the faults of the plan set last.
 [[nodiscard]] int make_faulty_transport(const transport_config& cfg, std::unique_ptr<transport>* out);
