@@ -523,6 +523,9 @@ struct cpu_handoff {
 TEST(SchedWsConcurrency, push_wakes_a_worker_that_parked_on_another_cpu) {
     using namespace weft::detail;
     wt::scoped_env no_adapt("WEFT_ADAPT", "off");  // all three workers stay active whatever the load
+    // The idle workers park after ~50 us of pause-spins instead of 256 sched_yield()s,
+    // which on a loaded machine can last seconds: each round waits for both to park.
+    wt::scoped_env no_yield("WEFT_WS_YIELD", "off");
     START_RUNTIME("ws", 3);
     runtime* rt = g_rt;
     on_weft_thread([&] {
