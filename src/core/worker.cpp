@@ -62,7 +62,8 @@ bool leave_parked_set(runtime* rt, worker* w) {
         rt->dormant.fetch_sub(1, memory_order_relaxed);
         return true;
     }
-    if (rt->parked.back() == w) rt->parked.pop_back();  // notify_work's choice: the last to park
+    // Most claims take the last to park (parked_to_claim).
+    if (rt->parked.back() == w) rt->parked.pop_back();
     else rt->parked.erase(std::find(rt->parked.begin(), rt->parked.end(), w));
     rt->sleepers.fetch_sub(1, memory_order_relaxed);
     return true;
