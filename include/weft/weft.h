@@ -38,7 +38,11 @@ extern "C" {
 #define WEFT_API
 #endif
 
-#if defined(__cplusplus)
+/* GCC and clang take the GNU spelling in C and C++ alike, and clang accepts
+ * it after WEFT_API's visibility attribute, where it rejects [[noreturn]]. */
+#if defined(__GNUC__)
+#define WEFT_NORETURN __attribute__((noreturn))
+#elif defined(__cplusplus)
 #define WEFT_NORETURN [[noreturn]]
 #else
 #define WEFT_NORETURN _Noreturn
