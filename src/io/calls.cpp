@@ -4,7 +4,6 @@
 #include "weft/io.h"
 
 #include <fcntl.h>
-#include <sys/epoll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -296,44 +295,6 @@ int weft_connect(int fd, const struct sockaddr* addr, socklen_t addrlen) {
     auto plain = [&] { return connect(fd, addr, addrlen); };
     if (!on_weft_thread() || user_nonblocking(fd)) return plain();
     return offload("weft_connect", plain);
-}
-
-int weft_poll(struct pollfd* fds, nfds_t nfds, int timeout_ms) {
-    auto plain = [&] { return poll(fds, nfds, timeout_ms); };
-    if (!on_weft_thread() || timeout_ms == 0) return plain();
-    int saved = thread_errno();
-    int r = poll(fds, nfds, 0);
-    if (r != 0) return r;
-    // Nothing ready: a private epoll set (level-triggered) of the
-    // descriptors, itself watched by the poller, readable when one of them is.
-    int set = epoll_create1(EPOLL_CLOEXEC);
-    fd_entry* e = set < 0 ? nullptr : entry_of(set);
-    if (e == nullptr) {
-        if (set >= 0) close(set);
-        return offload("weft_poll", plain);
-    }
-    for (nfds_t i = 0; i < nfds; ++i) {
-        if (fds[i].fd < 0) continue;
-        epoll_event ev{};
-        ev.events = static_cast<std::uint16_t>(fds[i].events);  // POLL* and EPOLL* bits agree on Linux
-        ev.data.fd = fds[i].fd;
-        (void)epoll_ctl(set, EPOLL_CTL_ADD, fds[i].fd, &ev);  // a file, a bad or repeated fd: poll reports it
-    }
-    std::int64_t deadline = timeout_ms < 0 ? 0 : monotonic_ns() + std::int64_t(timeout_ms) * 1'000'000;
-    for (;;) {
-        std::uint64_t seen = ready_count(e, for_read);
-        r = poll(fds, nfds, 0);
-        if (r != 0) break;
-        int rc = watch(set);
-        if (rc == 0) rc = wait_ready(set, e, for_read, seen, deadline, "weft_poll");
-        if (rc != 0) {
-            r = poll(fds, nfds, 0);  // timed out (or cannot wait): what is ready now
-            break;
-        }
-    }
-    close(set);
-    if (r >= 0) set_thread_errno(saved);
-    return r;
 }
 
 pid_t weft_waitpid(pid_t pid, int* status, int options) {
