@@ -14,6 +14,7 @@
 #include "core/runtime.hpp"
 #include "core/wait.hpp"
 #include "io/fd_wait.hpp"
+#include "io/interrupt.hpp"
 #include "io/offload.hpp"
 #include "io/thread_errno.hpp"
 
@@ -42,7 +43,8 @@ std::int64_t socket_deadline(int fd, direction d) {
 
 // What to do after a try that would block (EAGAIN): 0 to try again once fd
 // is ready, or the errno the call returns (EAGAIN for a non-blocking
-// descriptor or an expired SO_*TIMEO, EBADF when weft_close closed it), or -1
+// descriptor or an expired SO_*TIMEO, EBADF when weft_close closed it, EINTR
+// when a signal interrupted it and the call is not restarted), or -1
 // when epoll cannot watch fd (a regular file): then the plain call goes to a
 // helper thread. `deadline` is computed on the first wait of the call.
 int await_ready(int fd, fd_entry* e, direction d, std::uint64_t seen, std::int64_t* deadline, const char* what) {
@@ -51,6 +53,8 @@ int await_ready(int fd, fd_entry* e, direction d, std::uint64_t seen, std::int64
     if (*deadline < 0) *deadline = socket_deadline(fd, d);
     int rc = wait_ready(fd, e, d, seen, *deadline, what);
     if (rc == ETIMEDOUT) return EAGAIN;
+    // Linux restarts a call on a socket with a timeout (SO_*TIMEO) never.
+    if (rc == EINTR) return take_signals(*deadline == 0);
     if (rc == 0 || rc == EBADF) return rc;
     return -1;  // epoll would not take fd after all
 }

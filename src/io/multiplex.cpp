@@ -16,6 +16,7 @@
 #include "core/runtime.hpp"
 #include "core/wait.hpp"
 #include "io/fd_wait.hpp"
+#include "io/interrupt.hpp"
 #include "io/offload.hpp"
 #include "io/thread_errno.hpp"
 #include "weft/io.h"
@@ -55,8 +56,9 @@ int wait_until_ready(int fd, fd_entry* e, std::int64_t deadline, const char* wha
         int rc = watch(fd);
         if (rc == 0) rc = wait_ready(fd, e, for_read, seen, deadline, what);
         if (rc == ETIMEDOUT) return try_now();
-        if (rc == EBADF) {  // weft_close closed fd while the caller waited
-            set_thread_errno(EBADF);
+        if (rc == EBADF || rc == EINTR) {  // weft_close closed fd while the caller waited; a signal
+            // Linux restarts none of these calls after a signal, SA_RESTART or not.
+            set_thread_errno(rc == EINTR ? take_signals(false) : EBADF);
             return -1;
         }
         if (rc != 0) return cannot_park;

@@ -24,7 +24,9 @@
 #include <string>
 #include <vector>
 
+#include "core/wait.hpp"
 #include "io/fd_wait.hpp"
+#include "io/interrupt.hpp"
 #include "support/weft_test.hpp"
 
 namespace {
@@ -397,6 +399,129 @@ TEST_P(Io, epoll_wait_on_the_programs_instance) {
     wt::join(r);
     EXPECT_EQ(n, -1);
     EXPECT_EQ(err, EBADF);
+}
+
+// Signals (io/interrupt.hpp): the hooks a signal-delivering layer installs,
+// here a test's: take() counts its calls and answers as a handler with or
+// without SA_RESTART would; pending() says whether a signal is already the
+// caller's.
+namespace sig {
+std::atomic<int> taken{0};
+std::atomic<bool> restart{false};
+std::atomic<bool> pending{false};
+const weft::detail::io::signal_hooks hooks{[] { return pending.load(); },
+                                           [] {
+                                               ++taken;
+                                               return restart.load() ? 0 : EINTR;
+                                           }};
+struct installed {
+    explicit installed(bool with_restart) {
+        taken = 0;
+        restart = with_restart;
+        pending = false;
+        weft::detail::io::set_signal_hooks(&hooks);
+    }
+    ~installed() { weft::detail::io::set_signal_hooks(nullptr); }
+};
+}  // namespace sig
+
+// A signal for a thread parked in read, recv, accept or poll: without
+// SA_RESTART the call fails with EINTR; with it read, recv and accept resume
+// (and then get their data) while poll fails all the same, as Linux has it;
+// a socket with SO_RCVTIMEO is never restarted.
+TEST_P(Io, a_signal_interrupts_a_parked_call) {
+    enum call {
+        by_read,
+        by_recv,
+        by_recv_timed,
+        by_accept,
+        by_poll
+    };
+    for (bool with_restart : {false, true})
+        for (call c : {by_read, by_recv, by_recv_timed, by_accept, by_poll}) {
+            sig::installed hooks(with_restart);
+            int s[2];
+            make_socketpair(s);
+            int ls = -1;
+            sockaddr_in a{};
+            if (c == by_accept) {
+                ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                ASSERT_GE(ls, 0);
+                keep(ls);
+                a.sin_family = AF_INET;
+                a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+                socklen_t alen = sizeof a;
+                ASSERT_EQ(bind(ls, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+                ASSERT_EQ(getsockname(ls, reinterpret_cast<sockaddr*>(&a), &alen), 0);
+                ASSERT_EQ(listen(ls, 4), 0);
+            }
+            if (c == by_recv_timed) {
+                timeval tv{30, 0};
+                ASSERT_EQ(setsockopt(s[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv), 0);
+            }
+            std::atomic<weft::detail::ult*> who{nullptr};
+            long n = -2;
+            int err = 0;
+            weft_thread_t r = wt::go([&] {
+                who = weft::detail::current_ult();
+                char buf[4];
+                pollfd f{s[0], POLLIN, 0};
+                switch (c) {
+                case by_read: n = weft_read(s[0], buf, sizeof buf); break;
+                case by_recv:
+                case by_recv_timed: n = weft_recv(s[0], buf, sizeof buf, 0); break;
+                case by_accept:
+                    n = weft_accept(ls, nullptr, nullptr);
+                    if (n >= 0) close(static_cast<int>(n));
+                    break;
+                case by_poll: n = weft_poll(&f, 1, -1); break;
+                }
+                err = errno_now();
+            });
+            int watched = c == by_accept ? ls : s[0];
+            auto parked = [&] {
+                return who.load() != nullptr && weft::detail::io::has_waiters(watched, weft::detail::io::for_read);
+            };
+            // Once the call is in its wait (parked, or about to park: then it
+            // sees the interrupt before it parks).
+            ASSERT_TRUE(
+                wt::yield_until([&] { return who.load() != nullptr && weft::detail::io::interrupt_wait(who.load()); }));
+            bool resumes = with_restart && c != by_recv_timed && c != by_poll;
+            if (resumes) {
+                ASSERT_TRUE(wt::yield_until([&] { return sig::taken.load() == 1 && parked(); }));
+                int client = -1;
+                if (c == by_accept) {
+                    client = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                    ASSERT_EQ(weft_connect(client, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+                } else {
+                    EXPECT_EQ(weft_write(s[1], "abc", 3), 3);
+                }
+                wt::join(r);
+                if (client >= 0) close(client);
+                EXPECT_GE(n, 0) << "call " << c << " with SA_RESTART";
+            } else {
+                wt::join(r);
+                EXPECT_EQ(n, -1) << "call " << c << (with_restart ? " with" : " without") << " SA_RESTART";
+                EXPECT_EQ(err, EINTR) << "call " << c << (with_restart ? " with" : " without") << " SA_RESTART";
+            }
+            EXPECT_EQ(sig::taken.load(), 1) << "call " << c;  // the handler ran once, on the thread
+        }
+}
+
+// A signal already the caller's when it would park (routed just before):
+// the call does not park. And a thread in no wait is not interrupted.
+TEST_P(Io, a_pending_signal_stops_the_wait_before_it_parks) {
+    sig::installed hooks(false);
+    int p[2];
+    make_pipe(p);
+    sig::pending = true;
+    char c;
+    clear_errno();
+    EXPECT_EQ(weft_read(p[0], &c, 1), -1);
+    EXPECT_EQ(errno_now(), EINTR);
+    EXPECT_EQ(sig::taken.load(), 1);
+    sig::pending = false;
+    EXPECT_FALSE(weft::detail::io::interrupt_wait(weft::detail::current_ult()));
 }
 
 // accept, connect, send and recv over loopback, server and client on the
