@@ -148,6 +148,7 @@ void emit_target(context& ctx, table& t, const char* name, int n, const std::vec
     rec.add("value", v.median).add("bound", bound).add("met", met);
     rec.add("compare", at_least ? "at_least" : "at_most").add("value_min", v.min).add("value_max", v.max);
     rec.add("rounds", static_cast<unsigned long long>(v.n));
+    add_provenance(rec);
     ctx.emit(rec);
     t.add_row({name, what, fmt(v.median, 2), fmt(v.min, 2) + "-" + fmt(v.max, 2),
                std::string(at_least ? ">= " : "<= ") + fmt(bound, 2), met ? "met" : "MISSED"});
@@ -299,8 +300,8 @@ registrar const reg{experiment{
     .run = run,
     .in_demo = true,
     // Without go: its first `go build` compiles the standard library (about 40 s cold).
-    .demo_args = {"--connections", "100", "--servers", "weft,glibc,event_loop", "--requests", "5", "--rounds", "1",
-                  "--blocked", "200", "--compute", "20000000"},
+    .demo_args = {"--connections", "100,1000", "--servers", "weft,glibc,event_loop", "--requests", "5", "--rounds", "1",
+                  "--blocked", "1000", "--compute", "100000000"},
     .demo_order = 55,
 }};
 

@@ -55,6 +55,16 @@ std::string binary;  // built once per process
 std::string why_not;
 bool tried = false;
 
+// The build's directory, removed when weft-bench exits (the forked clients
+// leave through _exit and do not remove it).
+struct build_dir {
+    fs::path path;
+    ~build_dir() {
+        std::error_code ec;
+        if (!path.empty()) fs::remove_all(path, ec);
+    }
+} made;
+
 int run_command(const std::string& cmd) {
     int rc = std::system(cmd.c_str());
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
@@ -77,6 +87,7 @@ void build() {
         fs::path(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") / ("weft-bench-io-go." + std::to_string(getpid()));
     std::error_code ec;
     fs::create_directories(dir, ec);
+    made.path = dir;
     binary = (dir / "io_echo").string();
     // GOCACHE needs a home; GOFLAGS and modules off: one file, the standard library only.
     std::string env = "GO111MODULE=off GOFLAGS= ";
@@ -85,7 +96,14 @@ void build() {
     std::string cmd =
         env + "'" + go + "' build -o '" + binary + "' '" + src + "' >'" + (dir / "build.log").string() + "' 2>&1";
     if (run_command(cmd) != 0) {
-        why_not = "`go build` of bench/io_echo.go failed (" + (dir / "build.log").string() + ")";
+        std::string log;
+        if (std::FILE* f = std::fopen((dir / "build.log").c_str(), "r")) {
+            char line[256];
+            if (std::fgets(line, sizeof line, f) != nullptr) log = line;
+            std::fclose(f);
+            if (!log.empty() && log.back() == '\n') log.pop_back();
+        }
+        why_not = "`go build` of bench/io_echo.go failed: " + log;
         binary.clear();
     }
 }
