@@ -1,50 +1,36 @@
 // weft-bench io: a thread per connection that costs nothing (issue: system
 // calls that block only the calling thread; docs/design/syscalls.md).
 //
-// An echo server over loopback (127.0.0.1 only) written two ways: a weft
-// thread per connection with plain blocking calls (weft/io.h), and a glibc
-// thread per connection. A client in the same process, on one kernel thread
-// outside weft with its own epoll loop, opens --connections N connections and
-// sends --requests requests of --size bytes on each, one outstanding per
-// connection, every reply checked. Per server and N: requests per second,
-// p50/p99 latency, and the growth of the process's resident memory while the
-// connections are open. And the scenario compute_beside_blocked: a
-// compute-bound weft thread timed alone and beside --blocked weft threads
-// blocked in weft_read.
-#include <arpa/inet.h>
+// An echo server over loopback (127.0.0.1 only) written four ways
+// (io_echo.hpp): a weft thread per connection with plain blocking calls
+// (weft/io.h), a glibc thread per connection, an event loop on Boost.Asio, and
+// a goroutine per connection in Go when Go is installed. A client in a
+// process of its own opens N connections and sends bounded requests, every
+// reply checked. Rounds interleave the servers; per server and N the medians
+// over rounds of requests per second, p50/p99 latency and the server's
+// resident memory, and per round the paired ratios the targets bound. And the
+// scenario compute_beside_blocked: a compute-bound weft thread timed alone and
+// beside --blocked weft threads blocked in weft_read.
 #include <fcntl.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/epoll.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <weft/io.h>
 #include <weft/weft.h>
 
 #include "harness.hpp"
+#include "io_echo.hpp"
 
 namespace weft::bench::io {
 namespace {
-
-long rss_bytes() {
-    long pages = 0, resident = 0;
-    std::FILE* f = std::fopen("/proc/self/statm", "r");
-    if (f == nullptr) return 0;
-    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-    std::fclose(f);
-    return resident * sysconf(_SC_PAGESIZE);
-}
 
 void raise_fd_limit() {
     rlimit r{};
@@ -52,198 +38,6 @@ void raise_fd_limit() {
         r.rlim_cur = r.rlim_max;
         (void)setrlimit(RLIMIT_NOFILE, &r);
     }
-}
-
-int listen_loopback(sockaddr_in* addr) {
-    int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (ls < 0) die("io: socket failed: %s", std::strerror(errno));
-    int one = 1;
-    setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    *addr = sockaddr_in{};
-    addr->sin_family = AF_INET;
-    addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof *addr;
-    if (bind(ls, reinterpret_cast<sockaddr*>(addr), sizeof *addr) != 0 ||
-        getsockname(ls, reinterpret_cast<sockaddr*>(addr), &len) != 0 || listen(ls, 4096) != 0)
-        die("io: cannot listen on 127.0.0.1: %s", std::strerror(errno));
-    return ls;
-}
-
-// The echo loop of one connection, with the given calls: requests of `size`
-// bytes until EOF.
-template <class Recv, class Send>
-void echo(int c, std::size_t size, Recv recv_fn, Send send_fn) {
-    std::vector<char> buf(size);
-    for (;;) {
-        ssize_t n = recv_fn(c, buf.data(), size, MSG_WAITALL);
-        if (n <= 0) break;
-        if (send_fn(c, buf.data(), static_cast<std::size_t>(n), 0) != n) break;
-    }
-}
-
-struct client_result {
-    double seconds = 0;
-    std::vector<double> latencies_us;
-    long rss_open = 0;  // resident bytes with every connection open and served once
-    std::string error;
-};
-
-// The client: n connections, `requests` rounds of one request each, on this
-// kernel thread with a non-blocking epoll loop.
-client_result run_client(const sockaddr_in& addr, int n, int requests, std::size_t size) {
-    client_result r;
-    std::vector<int> socks(n, -1);
-    int ep = epoll_create1(EPOLL_CLOEXEC);
-    for (int i = 0; i < n; ++i) {
-        int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (s < 0 || connect(s, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
-            r.error = std::string("connect failed: ") + std::strerror(errno);
-            break;
-        }
-        int one = 1;
-        setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        fcntl(s, F_SETFL, O_NONBLOCK);  // the client's own sockets
-        epoll_event ev{};
-        ev.events = EPOLLIN;
-        ev.data.u32 = static_cast<std::uint32_t>(i);
-        epoll_ctl(ep, EPOLL_CTL_ADD, s, &ev);
-        socks[i] = s;
-    }
-    std::vector<std::uint64_t> sent_at(n);
-    std::vector<std::size_t> got(n);
-    std::vector<char> req(size), rep(size);
-    std::uint64_t start = now_ns();
-    for (int round = 0; round < requests && r.error.empty(); ++round) {
-        for (int i = 0; i < n; ++i) {
-            std::snprintf(req.data(), size, "%d/%d", i, round);
-            sent_at[i] = now_ns();
-            got[i] = 0;
-            if (send(socks[i], req.data(), size, 0) != static_cast<ssize_t>(size)) {
-                r.error = "a request did not fit in the socket buffer";
-                break;
-            }
-        }
-        int pending = n;
-        epoll_event evs[256];
-        while (pending > 0 && r.error.empty()) {
-            int k = epoll_wait(ep, evs, 256, 10'000);
-            if (k <= 0) {
-                r.error = "no reply within 10 s";
-                break;
-            }
-            for (int j = 0; j < k; ++j) {
-                int i = static_cast<int>(evs[j].data.u32);
-                for (;;) {
-                    ssize_t m = recv(socks[i], rep.data() + got[i], size - got[i], 0);
-                    if (m <= 0) break;
-                    got[i] += static_cast<std::size_t>(m);
-                    if (got[i] == size) {
-                        std::snprintf(req.data(), size, "%d/%d", i, round);
-                        if (std::strcmp(req.data(), rep.data()) != 0) r.error = "a reply differs from its request";
-                        r.latencies_us.push_back(double(now_ns() - sent_at[i]) / 1e3);
-                        --pending;
-                        break;
-                    }
-                }
-            }
-        }
-        if (round == 0) r.rss_open = rss_bytes();
-    }
-    r.seconds = double(now_ns() - start) / 1e9;
-    for (int s : socks)
-        if (s >= 0) close(s);  // EOF ends each server thread
-    close(ep);
-    return r;
-}
-
-struct server_run {
-    client_result client;
-    long rss_before = 0;
-};
-
-server_run run_weft(int workers, int n, int requests, std::size_t size) {
-    weft_config_t cfg{};
-    cfg.workers = workers;
-    check(weft_init(&cfg), "weft_init");
-    server_run out;
-    out.rss_before = rss_bytes();
-    sockaddr_in addr;
-    int ls = listen_loopback(&addr);
-    struct acceptor_args {
-        int ls, n;
-        std::size_t size;
-    } args{ls, n, size};
-    weft_thread_t acc;
-    check(weft_thread_create(
-              &acc, nullptr,
-              [](void* p) -> void* {
-                  auto* a = static_cast<acceptor_args*>(p);
-                  std::vector<weft_thread_t> ts;
-                  for (int i = 0; i < a->n; ++i) {
-                      int c = weft_accept(a->ls, nullptr, nullptr);
-                      if (c < 0) break;
-                      int one = 1;
-                      setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-                      auto* arg = new std::pair<int, std::size_t>(c, a->size);
-                      weft_thread_t t;
-                      check(weft_thread_create(
-                                &t, nullptr,
-                                [](void* q) -> void* {
-                                    auto* cs = static_cast<std::pair<int, std::size_t>*>(q);
-                                    echo(cs->first, cs->second, weft_recv, weft_send);
-                                    weft_close(cs->first);
-                                    delete cs;
-                                    return nullptr;
-                                },
-                                arg),
-                            "weft_thread_create");
-                      ts.push_back(t);
-                  }
-                  for (weft_thread_t t : ts) weft_thread_join(t, nullptr);
-                  return nullptr;
-              },
-              &args),
-          "weft_thread_create");
-    // The client is a kernel thread outside weft; the main weft thread waits
-    // for it on a weft semaphore, not in a join that would hold worker 0.
-    weft_sem_t done;
-    check(weft_sem_init(&done, 0), "weft_sem_init");
-    std::thread client([&] {
-        out.client = run_client(addr, n, requests, size);
-        weft_sem_post(&done);
-    });
-    weft_sem_wait(&done);
-    client.join();
-    weft_thread_join(acc, nullptr);
-    close(ls);
-    weft_sem_destroy(&done);
-    check(weft_finalize(), "weft_finalize");
-    return out;
-}
-
-server_run run_glibc(int n, int requests, std::size_t size) {
-    server_run out;
-    out.rss_before = rss_bytes();
-    sockaddr_in addr;
-    int ls = listen_loopback(&addr);
-    std::vector<std::thread> conns;
-    std::thread acceptor([&] {
-        for (int i = 0; i < n; ++i) {
-            int c = accept(ls, nullptr, nullptr);
-            if (c < 0) break;
-            int one = 1;
-            setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-            conns.emplace_back([c, size] {
-                echo(c, size, recv, send);
-                close(c);
-            });
-        }
-    });
-    out.client = run_client(addr, n, requests, size);
-    acceptor.join();
-    for (auto& t : conns) t.join();
-    close(ls);
-    return out;
 }
 
 // Busy work whose result the compiler cannot drop.
@@ -279,7 +73,7 @@ double time_compute_thread(std::uint64_t iters) {
 
 // The compute-bound thread alone, then beside `blocked` weft threads blocked
 // in weft_read (on pipes nobody writes until the end): speed ratio = alone / beside.
-double compute_beside_blocked(int workers, int blocked, std::uint64_t iters, int rounds) {
+std::vector<double> compute_beside_blocked(int workers, int blocked, std::uint64_t iters, int rounds) {
     weft_config_t cfg{};
     cfg.workers = workers;
     check(weft_init(&cfg), "weft_init");
@@ -314,7 +108,50 @@ double compute_beside_blocked(int workers, int blocked, std::uint64_t iters, int
         ratios.push_back(alone / beside);
     }
     check(weft_finalize(), "weft_finalize");
-    return summarize(ratios).median;
+    return ratios;
+}
+
+struct figures {
+    double rps = 0, p50 = 0, p99 = 0, rss = 0;
+};
+
+figures measure(const server_run& run) {
+    std::vector<double> sorted = run.client.latencies_us;
+    std::sort(sorted.begin(), sorted.end());
+    figures f;
+    if (!sorted.empty()) {
+        f.p50 = sorted[sorted.size() / 2];
+        f.p99 = sorted[std::min(sorted.size() - 1, sorted.size() * 99 / 100)];
+    }
+    f.rps = run.client.seconds > 0 ? double(sorted.size()) / run.client.seconds : 0;
+    f.rss = double(std::max(0L, run.client.rss_open - run.rss_before));
+    return f;
+}
+
+server_run run_server(const std::string& server, int workers, int n, int requests, std::size_t size) {
+    if (server == "weft") return run_weft(workers, n, requests, size);
+    if (server == "glibc") return run_glibc(n, requests, size);
+    if (server == "event_loop") return run_event_loop(workers, n, requests, size);
+    return run_go(workers, n, requests, size);
+}
+
+// {"experiment":"io","target":NAME,"connections":N,"value":..,"bound":..,"met":..}:
+// value is the median over rounds of a paired ratio.
+void emit_target(context& ctx, table& t, const char* name, int n, const std::vector<double>& per_round, double bound,
+                 bool at_least, const char* what) {
+    if (per_round.empty()) return;
+    summary v = summarize(per_round);
+    bool met = at_least ? v.median >= bound : v.median <= bound;
+    json_object rec = ctx.record();
+    rec.add("target", name);
+    if (n > 0) rec.add("connections", n);
+    rec.add("value", v.median).add("bound", bound).add("met", met);
+    rec.add("compare", at_least ? "at_least" : "at_most").add("value_min", v.min).add("value_max", v.max);
+    rec.add("rounds", static_cast<unsigned long long>(v.n));
+    add_provenance(rec);
+    ctx.emit(rec);
+    t.add_row({name, what, fmt(v.median, 2), fmt(v.min, 2) + "-" + fmt(v.max, 2),
+               std::string(at_least ? ">= " : "<= ") + fmt(bound, 2), met ? "met" : "MISSED"});
 }
 
 int run(context& ctx) {
@@ -323,67 +160,113 @@ int run(context& ctx) {
     const int requests = static_cast<int>(o.integer("requests"));
     const auto size = static_cast<std::size_t>(o.integer("size"));
     const int workers = static_cast<int>(o.integer("workers"));
-    table t({"server", "connections", "requests/s", "p50 us", "p99 us", "rss MiB"}, "ll");
-    for (const std::string& conn_text : o.list("connections")) {
-        int n = std::atoi(conn_text.c_str());
-        if (n <= 0) die("io: --connections takes positive counts, got '%s'", conn_text.c_str());
-        for (const std::string& server : o.list("servers")) {
-            ctx.progress("%s server, %d connections", server.c_str(), n);
-            server_run run = server == "weft" ? run_weft(workers, n, requests, size) : run_glibc(n, requests, size);
-            if (!run.client.error.empty())
-                die("io: %s server, %d connections: %s", server.c_str(), n, run.client.error.c_str());
-            summary lat = summarize(run.client.latencies_us);
-            std::vector<double> sorted = run.client.latencies_us;
-            std::sort(sorted.begin(), sorted.end());
-            double p99 = sorted.empty() ? 0 : sorted[std::min(sorted.size() - 1, sorted.size() * 99 / 100)];
-            double rps = double(run.client.latencies_us.size()) / run.client.seconds;
-            long rss = std::max(0L, run.client.rss_open - run.rss_before);
-            json_object rec = ctx.record();
-            rec.add("server", server).add("connections", n).add("requests_per_s", rps).add("p50_us", lat.median);
-            rec.add("p99_us", p99).add("rss_bytes", rss).add("requests", static_cast<long>(sorted.size()));
-            ctx.emit(rec);
-            t.add_row({server, std::to_string(n), fmt_sig(rps), fmt_sig(lat.median), fmt_sig(p99),
-                       fmt(double(rss) / 1048576.0, 1)});
-        }
+    const int rounds = static_cast<int>(o.integer("rounds"));
+    std::vector<std::string> servers;
+    for (const std::string& s : o.list("servers")) {
+        std::string why = s == "event_loop" ? event_loop_unavailable() : s == "go" ? go_unavailable() : "";
+        if (why.empty())
+            servers.push_back(s);
+        else
+            ctx.say("io: the %s server is skipped: %s\n", s.c_str(), why.c_str());
     }
-    ctx.print(t, "echo over loopback: one client kernel thread (epoll), one request outstanding per connection");
+    std::vector<int> counts;
+    for (const std::string& text : o.list("connections")) {
+        int n = std::atoi(text.c_str());
+        if (n <= 0) die("io: --connections takes positive counts, got '%s'", text.c_str());
+        counts.push_back(n);
+    }
+    table t({"server", "connections", "requests/s", "p50 us", "p99 us", "rss MiB"}, "ll");
+    table tt({"target", "what", "median", "range", "bound", ""}, "llrrrl");
+    for (int n : counts) {
+        std::map<std::string, std::vector<figures>> per_server;  // one per round, rounds interleaved
+        for (int r = 0; r < rounds; ++r)
+            for (const std::string& s : servers) {
+                ctx.progress("%s server, %d connections, round %d/%d", s.c_str(), n, r + 1, rounds);
+                per_server[s].push_back(measure(run_server(s, workers, n, requests, size)));
+            }
+        for (const std::string& s : servers) {
+            const auto& fs = per_server[s];
+            auto med = [&](double figures::*m) {
+                std::vector<double> v;
+                for (const figures& f : fs) v.push_back(f.*m);
+                return summarize(v).median;
+            };
+            double rps = med(&figures::rps), p50 = med(&figures::p50), p99 = med(&figures::p99);
+            double rss = med(&figures::rss);
+            json_object rec = ctx.record();
+            rec.add("server", s).add("connections", n).add("requests_per_s", rps).add("p50_us", p50);
+            rec.add("p99_us", p99).add("rss_bytes", static_cast<long>(rss));
+            ctx.emit(rec);
+            t.add_row({s, std::to_string(n), fmt_sig(rps), fmt_sig(p50), fmt_sig(p99), fmt(rss / 1048576.0, 1)});
+        }
+        // Paired ratios, a round's weft run against the same round's peer.
+        auto ratios = [&](const char* peer, double figures::*m) {
+            std::vector<double> v;
+            if (per_server.count("weft") == 0 || per_server.count(peer) == 0) return v;
+            const auto &w = per_server["weft"], &p = per_server[peer];
+            for (std::size_t i = 0; i < w.size() && i < p.size(); ++i)
+                if (p[i].*m > 0) v.push_back(w[i].*m / p[i].*m);
+            return v;
+        };
+        if (n == 1000)
+            emit_target(ctx, tt, "throughput_vs_event_loop", n, ratios("event_loop", &figures::rps), 0.90, true,
+                        "weft's requests/s / the event loop's, 1,000 connections");
+        if (n == 10000)
+            emit_target(ctx, tt, "throughput_vs_glibc", n, ratios("glibc", &figures::rps), 2.0, true,
+                        "weft's requests/s / glibc threads', 10,000 connections");
+        if (n == 1000 || n == 10000)
+            emit_target(ctx, tt, "p99_vs_event_loop", n, ratios("event_loop", &figures::p99), 1.25, false,
+                        n == 1000 ? "weft's p99 / the event loop's, 1,000 connections"
+                                  : "weft's p99 / the event loop's, 10,000 connections");
+    }
+    ctx.print(t,
+              "echo over loopback: a client process (epoll), one request outstanding per connection; "
+              "medians over rounds");
     const int blocked = static_cast<int>(o.integer("blocked"));
     if (blocked > 0) {
-        double ratio = compute_beside_blocked(workers, blocked, static_cast<std::uint64_t>(o.integer("compute")),
-                                              static_cast<int>(o.integer("rounds")));
+        ctx.progress("compute beside %d blocked weft threads", blocked);
+        std::vector<double> per_round =
+            compute_beside_blocked(workers, blocked, static_cast<std::uint64_t>(o.integer("compute")), rounds);
+        double ratio = summarize(per_round).median;
         json_object rec = ctx.record();
         rec.add("scenario", "compute_beside_blocked").add("blocked_threads", blocked).add("speed_ratio", ratio);
         ctx.emit(rec);
-        ctx.say("compute beside %d weft threads blocked in weft_read: %.3f of its speed alone (target >= 0.90)\n",
-                blocked, ratio);
+        emit_target(ctx, tt, "compute_beside_blocked", 0, per_round, 0.90, true,
+                    "compute speed beside blocked weft threads / alone");
     }
+    ctx.print(tt, "targets (issue: system calls that block only the calling thread)");
     return 0;
 }
 
 registrar const reg{experiment{
     .name = "io",
-    .description = "a thread per connection: an echo server over loopback, weft threads vs glibc threads; "
-                   "compute beside threads blocked in read",
+    .description = "a thread per connection: an echo server over loopback, weft threads vs glibc threads, an "
+                   "event loop (Boost.Asio) and goroutines; compute beside threads blocked in read",
     .details = "Servers (--servers): weft, a weft thread per connection using weft_accept/weft_recv/weft_send\n"
                "(blocking calls that block only the calling thread); glibc, a kernel thread per connection with\n"
-               "the C library's calls. The client, in the same process on one kernel thread outside weft, opens\n"
-               "--connections N connections to 127.0.0.1, then --requests rounds: one request of --size bytes on\n"
-               "every connection, waiting for every reply (checked) before the next round. Reported per server\n"
-               "and N: requests_per_s, p50_us, p99_us (request to reply), rss_bytes (the process's resident\n"
-               "memory with every connection open, less before the server started). Then compute_beside_blocked:\n"
-               "a compute-bound weft thread timed alone and beside --blocked weft threads blocked in weft_read\n"
-               "(speed_ratio = alone / beside, median of --rounds). See docs/bench.md.",
+               "the C library's calls; event_loop, Boost.Asio's io_context on --workers threads; go, a goroutine\n"
+               "per connection (bench/io_echo.go, built with `go` from PATH or /usr/local/go/bin at run time,\n"
+               "GOMAXPROCS=--workers; skipped with the reason when Go is missing). The client, a process of its\n"
+               "own, opens --connections N connections to 127.0.0.1 in batches of 500, each batch's first\n"
+               "request served before the next (untimed), then --requests timed rounds: one request of --size\n"
+               "bytes on every connection, every reply checked before the next round. --rounds rounds, the\n"
+               "servers interleaved in each. Reported per server and N, medians over rounds: requests_per_s,\n"
+               "p50_us, p99_us (request to reply), rss_bytes (the server's resident memory with every connection\n"
+               "open, less before it started). Targets: paired ratios per round against the event loop and\n"
+               "glibc, medians. Then compute_beside_blocked: a compute-bound weft thread timed alone and beside\n"
+               "--blocked weft threads blocked in weft_read (speed_ratio = alone / beside, median of --rounds).\n"
+               "See docs/bench.md.",
     .options = {{.name = "connections",
                  .kind = opt_kind::list,
                  .metavar = "N,...",
-                 .default_value = "100,1000",
+                 .default_value = "100,1000,10000",
                  .help = "connection counts"},
                 {.name = "servers",
                  .kind = opt_kind::list,
                  .metavar = "S,...",
-                 .default_value = "weft,glibc",
+                 .default_value = "weft,glibc,event_loop,go",
                  .help = "servers to run",
-                 .choices = {"weft", "glibc"}},
+                 .choices = {"weft", "glibc", "event_loop", "go"}},
                 {.name = "requests",
                  .kind = opt_kind::integer,
                  .metavar = "N",
@@ -415,7 +298,11 @@ registrar const reg{experiment{
                 opt_workers(2),
                 opt_rounds(3)},
     .run = run,
-    .in_demo = false,
+    .in_demo = true,
+    // Without go: its first `go build` compiles the standard library (about 40 s cold).
+    .demo_args = {"--connections", "100,1000", "--servers", "weft,glibc,event_loop", "--requests", "5", "--rounds", "1",
+                  "--blocked", "1000", "--compute", "100000000"},
+    .demo_order = 55,
 }};
 
 }  // namespace

@@ -19,14 +19,20 @@
  * with EBADF.
  *
  * Under libweft-pthread the C library's names (read, write, recv, accept,
- * poll, waitpid, close, ...) are these calls (docs/shim.md). */
+ * poll, select, epoll_wait, waitpid, close, ...) are these calls, and so are
+ * the checked names _FORTIFY_SOURCE makes the compiler call (__read_chk,
+ * __recv_chk, __recvfrom_chk, __poll_chk, __ppoll_chk) (docs/shim.md). */
 #ifndef WEFT_IO_H
 #define WEFT_IO_H
 
 #include <poll.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "weft/weft.h"
 
@@ -50,6 +56,23 @@ WEFT_API int weft_accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int
 WEFT_API int weft_connect(int fd, const struct sockaddr *addr, socklen_t addrlen);
 /* timeout_ms < 0: no timeout; 0: returns at once, as poll(2). */
 WEFT_API int weft_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms);
+/* With a null sigmask as poll with the timeout's precision. With a sigmask
+ * the call is made by a helper thread, with that mask, while the caller is
+ * parked: a signal the mask lets through may then be taken by the helper and
+ * end the call with EINTR, as it ends the call of a glibc thread. */
+WEFT_API int weft_ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, const sigset_t *sigmask);
+/* As select(2): the sets hold the ready descriptors on return, and *timeout
+ * the time not waited (as Linux leaves it). */
+WEFT_API int weft_select(int nfds, fd_set *readfds, fd_set *writefds, fd_set *exceptfds, struct timeval *timeout);
+/* sigmask as weft_ppoll's. */
+WEFT_API int weft_pselect(int nfds, fd_set *readfds, fd_set *writefds, fd_set *exceptfds,
+                          const struct timespec *timeout, const sigset_t *sigmask);
+/* On the program's own epoll instance: parks the caller until the instance
+ * has events (the poller watches the instance itself). sigmask as
+ * weft_ppoll's. */
+WEFT_API int weft_epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout_ms);
+WEFT_API int weft_epoll_pwait(int epfd, struct epoll_event *events, int maxevents, int timeout_ms,
+                              const sigset_t *sigmask);
 WEFT_API pid_t weft_waitpid(pid_t pid, int *status, int options);
 WEFT_API int weft_close(int fd);
 

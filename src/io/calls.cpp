@@ -4,7 +4,6 @@
 #include "weft/io.h"
 
 #include <fcntl.h>
-#include <sys/epoll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 #include "core/runtime.hpp"
 #include "core/wait.hpp"
 #include "io/fd_wait.hpp"
+#include "io/interrupt.hpp"
 #include "io/offload.hpp"
 #include "io/thread_errno.hpp"
 
@@ -43,7 +43,8 @@ std::int64_t socket_deadline(int fd, direction d) {
 
 // What to do after a try that would block (EAGAIN): 0 to try again once fd
 // is ready, or the errno the call returns (EAGAIN for a non-blocking
-// descriptor or an expired SO_*TIMEO, EBADF when weft_close closed it), or -1
+// descriptor or an expired SO_*TIMEO, EBADF when weft_close closed it, EINTR
+// when a signal interrupted it and the call is not restarted), or -1
 // when epoll cannot watch fd (a regular file): then the plain call goes to a
 // helper thread. `deadline` is computed on the first wait of the call.
 int await_ready(int fd, fd_entry* e, direction d, std::uint64_t seen, std::int64_t* deadline, const char* what) {
@@ -52,6 +53,8 @@ int await_ready(int fd, fd_entry* e, direction d, std::uint64_t seen, std::int64
     if (*deadline < 0) *deadline = socket_deadline(fd, d);
     int rc = wait_ready(fd, e, d, seen, *deadline, what);
     if (rc == ETIMEDOUT) return EAGAIN;
+    // Linux restarts a call on a socket with a timeout (SO_*TIMEO) never.
+    if (rc == EINTR) return take_signals(*deadline == 0);
     if (rc == 0 || rc == EBADF) return rc;
     return -1;  // epoll would not take fd after all
 }
@@ -296,44 +299,6 @@ int weft_connect(int fd, const struct sockaddr* addr, socklen_t addrlen) {
     auto plain = [&] { return connect(fd, addr, addrlen); };
     if (!on_weft_thread() || user_nonblocking(fd)) return plain();
     return offload("weft_connect", plain);
-}
-
-int weft_poll(struct pollfd* fds, nfds_t nfds, int timeout_ms) {
-    auto plain = [&] { return poll(fds, nfds, timeout_ms); };
-    if (!on_weft_thread() || timeout_ms == 0) return plain();
-    int saved = thread_errno();
-    int r = poll(fds, nfds, 0);
-    if (r != 0) return r;
-    // Nothing ready: a private epoll set (level-triggered) of the
-    // descriptors, itself watched by the poller, readable when one of them is.
-    int set = epoll_create1(EPOLL_CLOEXEC);
-    fd_entry* e = set < 0 ? nullptr : entry_of(set);
-    if (e == nullptr) {
-        if (set >= 0) close(set);
-        return offload("weft_poll", plain);
-    }
-    for (nfds_t i = 0; i < nfds; ++i) {
-        if (fds[i].fd < 0) continue;
-        epoll_event ev{};
-        ev.events = static_cast<std::uint16_t>(fds[i].events);  // POLL* and EPOLL* bits agree on Linux
-        ev.data.fd = fds[i].fd;
-        (void)epoll_ctl(set, EPOLL_CTL_ADD, fds[i].fd, &ev);  // a file, a bad or repeated fd: poll reports it
-    }
-    std::int64_t deadline = timeout_ms < 0 ? 0 : monotonic_ns() + std::int64_t(timeout_ms) * 1'000'000;
-    for (;;) {
-        std::uint64_t seen = ready_count(e, for_read);
-        r = poll(fds, nfds, 0);
-        if (r != 0) break;
-        int rc = watch(set);
-        if (rc == 0) rc = wait_ready(set, e, for_read, seen, deadline, "weft_poll");
-        if (rc != 0) {
-            r = poll(fds, nfds, 0);  // timed out (or cannot wait): what is ready now
-            break;
-        }
-    }
-    close(set);
-    if (r >= 0) set_thread_errno(saved);
-    return r;
 }
 
 pid_t weft_waitpid(pid_t pid, int* status, int options) {

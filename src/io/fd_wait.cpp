@@ -1,4 +1,5 @@
 #include "io/fd_wait.hpp"
+#include "io/interrupt.hpp"
 #include "io/kernel_thread.hpp"
 
 #include <pthread.h>
@@ -195,11 +196,16 @@ int watch(int fd) {
 
 int wait_ready(int fd, fd_entry* e, direction d, std::uint64_t seen, std::int64_t deadline_ns, const char* what) {
     wait_record rec;
+    interruptible_wait intr(&rec, e->lock.word());
     spinlock_ref lk(*e->lock.word());
     lk.lock();
     if (e->edges[d].load(memory_order_relaxed) != seen) {
         lk.unlock();
         return 0;
+    }
+    if (intr.interrupted()) {
+        lk.unlock();
+        return EINTR;
     }
     wait_list q(e->head[d], e->tail[d]);
     q.push_back(&rec, queue_of(e, d), &unlink_waiter);

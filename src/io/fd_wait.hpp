@@ -47,7 +47,8 @@ int watch(int fd);
 
 // Parks the calling weft thread until an edge for `d` is counted on e after
 // `seen`, until the absolute CLOCK_MONOTONIC deadline (0: none; then
-// ETIMEDOUT), or until weft_close closes the descriptor (EBADF); or an errno
+// ETIMEDOUT), until weft_close closes the descriptor (EBADF), or until a
+// signal interrupts the wait (EINTR: interrupt.hpp); or an errno
 // of epoll_ctl at once if fd cannot be watched. 0 when the
 // caller should try its call again. `what` names the call in a deadlock or
 // hang report. The caller must be a weft thread.

@@ -4,6 +4,7 @@
 // the runtime is up go to the C library.
 #include <weft/io.h>
 
+#include "shim/real.hpp"
 #include "shim/shim.hpp"
 
 using namespace weft::shim;
@@ -62,6 +63,27 @@ int poll(struct pollfd* fds, nfds_t n, int timeout_ms) {
     return ready() ? weft_poll(fds, n, timeout_ms) : real::poll(fds, n, timeout_ms);
 }
 
+int ppoll(struct pollfd* fds, nfds_t n, const struct timespec* timeout, const sigset_t* mask) {
+    return ready() ? weft_ppoll(fds, n, timeout, mask) : real::ppoll(fds, n, timeout, mask);
+}
+
+int select(int n, fd_set* rd, fd_set* wr, fd_set* ex, struct timeval* timeout) {
+    return ready() ? weft_select(n, rd, wr, ex, timeout) : real::select(n, rd, wr, ex, timeout);
+}
+
+int pselect(int n, fd_set* rd, fd_set* wr, fd_set* ex, const struct timespec* timeout, const sigset_t* mask) {
+    return ready() ? weft_pselect(n, rd, wr, ex, timeout, mask) : real::pselect(n, rd, wr, ex, timeout, mask);
+}
+
+int epoll_wait(int epfd, struct epoll_event* events, int max, int timeout_ms) {
+    return ready() ? weft_epoll_wait(epfd, events, max, timeout_ms) : real::epoll_wait(epfd, events, max, timeout_ms);
+}
+
+int epoll_pwait(int epfd, struct epoll_event* events, int max, int timeout_ms, const sigset_t* mask) {
+    return ready() ? weft_epoll_pwait(epfd, events, max, timeout_ms, mask)
+                   : real::epoll_pwait(epfd, events, max, timeout_ms, mask);
+}
+
 pid_t waitpid(pid_t pid, int* status, int options) {
     return ready() ? weft_waitpid(pid, status, options) : real::waitpid(pid, status, options);
 }
@@ -69,5 +91,33 @@ pid_t waitpid(pid_t pid, int* status, int options) {
 pid_t wait(int* status) { return ready() ? weft_waitpid(-1, status, 0) : real::wait(status); }
 
 int close(int fd) { return ready() ? weft_close(fd) : real::close(fd); }
+
+// The checked names: glibc's checks (a length beyond the buffer the compiler
+// knows ends the program in __chk_fail), then the calls above.
+ssize_t __read_chk(int fd, void* buf, size_t n, size_t buflen) {
+    if (n > buflen) __chk_fail();
+    return ready() ? weft_read(fd, buf, n) : real::read(fd, buf, n);
+}
+
+ssize_t __recv_chk(int fd, void* buf, size_t n, size_t buflen, int flags) {
+    if (n > buflen) __chk_fail();
+    return ready() ? weft_recv(fd, buf, n, flags) : real::recv(fd, buf, n, flags);
+}
+
+ssize_t __recvfrom_chk(int fd, void* buf, size_t n, size_t buflen, int flags, struct sockaddr* from,
+                       socklen_t* fromlen) {
+    if (n > buflen) __chk_fail();
+    return ready() ? weft_recvfrom(fd, buf, n, flags, from, fromlen) : real::recvfrom(fd, buf, n, flags, from, fromlen);
+}
+
+int __poll_chk(struct pollfd* fds, nfds_t n, int timeout_ms, size_t fdslen) {
+    if (fdslen / sizeof *fds < n) __chk_fail();
+    return ready() ? weft_poll(fds, n, timeout_ms) : real::poll(fds, n, timeout_ms);
+}
+
+int __ppoll_chk(struct pollfd* fds, nfds_t n, const struct timespec* timeout, const sigset_t* mask, size_t fdslen) {
+    if (fdslen / sizeof *fds < n) __chk_fail();
+    return ready() ? weft_ppoll(fds, n, timeout, mask) : real::ppoll(fds, n, timeout, mask);
+}
 
 }  // extern "C"

@@ -9,6 +9,8 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -36,6 +38,15 @@ void __pthread_unregister_cancel(__pthread_unwind_buf_t* buf);
 void __pthread_register_cancel_defer(__pthread_unwind_buf_t* buf);
 void __pthread_unregister_cancel_restore(__pthread_unwind_buf_t* buf);
 [[noreturn]] void __pthread_unwind_next(__pthread_unwind_buf_t* buf);
+// The checked calls _FORTIFY_SOURCE emits; glibc's headers declare them only
+// in a fortified compilation (io.cpp defines them).
+ssize_t __read_chk(int fd, void* buf, size_t n, size_t buflen);
+ssize_t __recv_chk(int fd, void* buf, size_t n, size_t buflen, int flags);
+ssize_t __recvfrom_chk(int fd, void* buf, size_t n, size_t buflen, int flags, struct sockaddr* from,
+                       socklen_t* fromlen);
+int __poll_chk(struct pollfd* fds, nfds_t nfds, int timeout, size_t fdslen);
+int __ppoll_chk(struct pollfd* fds, nfds_t nfds, const struct timespec* timeout, const sigset_t* ss, size_t fdslen);
+[[noreturn]] void __chk_fail(void);
 }
 
 // One declaration per passthrough, typed like the C library's function (some

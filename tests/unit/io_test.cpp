@@ -10,18 +10,23 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "core/wait.hpp"
 #include "io/fd_wait.hpp"
+#include "io/interrupt.hpp"
 #include "support/weft_test.hpp"
 
 namespace {
@@ -255,6 +260,268 @@ TEST_P(Io, poll_times_out_and_wakes) {
     EXPECT_EQ(n, 1);
     EXPECT_EQ(g[0].revents, POLLIN);
     EXPECT_EQ(g[1].revents, 0);
+}
+
+// The calls that wait for any of several descriptors: each waits (on one
+// worker: parked) until another weft thread writes, and reports the one ready.
+TEST_P(Io, select_pselect_and_ppoll_wait_while_the_writer_runs) {
+    enum how {
+        by_select,
+        by_pselect,
+        by_pselect_mask,
+        by_ppoll,
+        by_ppoll_mask
+    };
+    for (how h : {by_select, by_pselect, by_pselect_mask, by_ppoll, by_ppoll_mask}) {
+        int p[2];
+        make_pipe(p);
+        std::atomic<bool> waiting{false};
+        int n = -2;
+        bool seen = false;
+        weft_thread_t r = wt::go([&] {
+            fd_set rd;
+            FD_ZERO(&rd);
+            FD_SET(p[0], &rd);
+            pollfd f{p[0], POLLIN, 0};
+            timespec ten_s{10, 0};
+            sigset_t none;
+            sigemptyset(&none);
+            waiting = true;
+            switch (h) {
+            case by_select: n = weft_select(p[0] + 1, &rd, nullptr, nullptr, nullptr); break;
+            case by_pselect: n = weft_pselect(p[0] + 1, &rd, nullptr, nullptr, &ten_s, nullptr); break;
+            case by_pselect_mask: n = weft_pselect(p[0] + 1, &rd, nullptr, nullptr, nullptr, &none); break;
+            case by_ppoll: n = weft_ppoll(&f, 1, nullptr, nullptr); break;
+            case by_ppoll_mask: n = weft_ppoll(&f, 1, &ten_s, &none); break;
+            }
+            seen = h == by_ppoll || h == by_ppoll_mask ? f.revents == POLLIN : FD_ISSET(p[0], &rd);
+        });
+        ASSERT_TRUE(wt::yield_until([&] { return waiting.load(); }));
+        wt::settle();
+        EXPECT_EQ(weft_write(p[1], "x", 1), 1);
+        wt::join(r);
+        EXPECT_EQ(n, 1) << "call " << h;  // no SCOPED_TRACE: its stack is per kernel thread
+        EXPECT_TRUE(seen) << "call " << h;
+    }
+}
+
+// select: the sets keep only what is ready (a readable and a writable end
+// counted apart), its timeout and the time left, and a descriptor that is
+// not open.
+TEST_P(Io, select_sets_timeout_and_errors) {
+    int p[2], q[2];
+    make_pipe(p);
+    make_pipe(q);
+    EXPECT_EQ(weft_write(q[1], "x", 1), 1);
+    fd_set rd, wr;
+    FD_ZERO(&rd);
+    FD_ZERO(&wr);
+    FD_SET(p[0], &rd);
+    FD_SET(q[0], &rd);
+    FD_SET(p[1], &wr);
+    int top = std::max({p[0], p[1], q[0]}) + 1;
+    EXPECT_EQ(weft_select(top, &rd, &wr, nullptr, nullptr), 2);
+    EXPECT_FALSE(FD_ISSET(p[0], &rd));
+    EXPECT_TRUE(FD_ISSET(q[0], &rd));
+    EXPECT_TRUE(FD_ISSET(p[1], &wr));
+    FD_ZERO(&rd);
+    FD_SET(p[0], &rd);
+    timeval tv{0, 20'000};
+    EXPECT_EQ(weft_select(p[0] + 1, &rd, nullptr, nullptr, &tv), 0);
+    EXPECT_FALSE(FD_ISSET(p[0], &rd));
+    EXPECT_EQ(tv.tv_sec, 0);
+    EXPECT_EQ(tv.tv_usec, 0);
+    timespec ms20{0, 20'000'000};
+    pollfd f{p[0], POLLIN, 0};
+    EXPECT_EQ(weft_ppoll(&f, 1, &ms20, nullptr), 0);
+    int closed = dup(p[0]);
+    ASSERT_GE(closed, 0);
+    close(closed);
+    FD_ZERO(&rd);
+    FD_SET(closed, &rd);
+    clear_errno();
+    EXPECT_EQ(weft_select(closed + 1, &rd, nullptr, nullptr, nullptr), -1);
+    EXPECT_EQ(errno_now(), EBADF);
+    timeval bad{0, -1};
+    clear_errno();
+    EXPECT_EQ(weft_select(p[0] + 1, &rd, nullptr, nullptr, &bad), -1);
+    EXPECT_EQ(errno_now(), EINVAL);
+}
+
+// epoll_wait on the program's own epoll instance: it waits (parked) until a
+// descriptor in the set is ready; its timeout; an instance closed by
+// weft_close during the wait; a descriptor that is no epoll instance.
+TEST_P(Io, epoll_wait_on_the_programs_instance) {
+    int p[2];
+    make_pipe(p);
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    ASSERT_GE(ep, 0);
+    keep(ep);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = p[0];
+    ASSERT_EQ(epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev), 0);
+    EXPECT_EQ(weft_epoll_wait(ep, &ev, 1, 20), 0);
+    for (bool with_mask : {false, true}) {
+        std::atomic<bool> waiting{false};
+        int n = -2;
+        epoll_event got{};
+        weft_thread_t r = wt::go([&] {
+            sigset_t none;
+            sigemptyset(&none);
+            waiting = true;
+            n = with_mask ? weft_epoll_pwait(ep, &got, 1, 10'000, &none) : weft_epoll_wait(ep, &got, 1, -1);
+        });
+        ASSERT_TRUE(wt::yield_until([&] { return waiting.load(); }));
+        wt::settle();
+        EXPECT_EQ(weft_write(p[1], "x", 1), 1);
+        wt::join(r);
+        EXPECT_EQ(n, 1) << "with a mask: " << with_mask;
+        EXPECT_EQ(got.data.fd, p[0]) << "with a mask: " << with_mask;
+        char c;
+        EXPECT_EQ(weft_read(p[0], &c, 1), 1);
+    }
+    clear_errno();
+    EXPECT_EQ(weft_epoll_wait(p[0], &ev, 1, -1), -1);
+    EXPECT_EQ(errno_now(), EINVAL);
+    // weft_close of the instance ends a wait on it with EBADF.
+    std::atomic<bool> waiting{false};
+    int n = -2, err = 0;
+    weft_thread_t r = wt::go([&] {
+        waiting = true;
+        n = weft_epoll_wait(ep, &ev, 1, -1);
+        err = errno_now();
+    });
+    ASSERT_TRUE(wt::yield_until(
+        [&] { return waiting.load() && weft::detail::io::has_waiters(ep, weft::detail::io::for_read); }));
+    EXPECT_EQ(weft_close(ep), 0);
+    forget(ep);
+    wt::join(r);
+    EXPECT_EQ(n, -1);
+    EXPECT_EQ(err, EBADF);
+}
+
+// Signals (io/interrupt.hpp): the hooks a signal-delivering layer installs,
+// here a test's: take() counts its calls and answers as a handler with or
+// without SA_RESTART would; pending() says whether a signal is already the
+// caller's.
+namespace sig {
+std::atomic<int> taken{0};
+std::atomic<bool> restart{false};
+std::atomic<bool> pending{false};
+const weft::detail::io::signal_hooks hooks{[] { return pending.load(); },
+                                           [] {
+                                               ++taken;
+                                               return restart.load() ? 0 : EINTR;
+                                           }};
+struct installed {
+    explicit installed(bool with_restart) {
+        taken = 0;
+        restart = with_restart;
+        pending = false;
+        weft::detail::io::set_signal_hooks(&hooks);
+    }
+    ~installed() { weft::detail::io::set_signal_hooks(nullptr); }
+};
+}  // namespace sig
+
+// A signal for a thread parked in read, recv, accept or poll: without
+// SA_RESTART the call fails with EINTR; with it read, recv and accept resume
+// (and then get their data) while poll fails all the same, as Linux has it;
+// a socket with SO_RCVTIMEO is never restarted.
+TEST_P(Io, a_signal_interrupts_a_parked_call) {
+    enum call {
+        by_read,
+        by_recv,
+        by_recv_timed,
+        by_accept,
+        by_poll
+    };
+    for (bool with_restart : {false, true})
+        for (call c : {by_read, by_recv, by_recv_timed, by_accept, by_poll}) {
+            sig::installed hooks(with_restart);
+            int s[2];
+            make_socketpair(s);
+            int ls = -1;
+            sockaddr_in a{};
+            if (c == by_accept) {
+                ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                ASSERT_GE(ls, 0);
+                keep(ls);
+                a.sin_family = AF_INET;
+                a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+                socklen_t alen = sizeof a;
+                ASSERT_EQ(bind(ls, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+                ASSERT_EQ(getsockname(ls, reinterpret_cast<sockaddr*>(&a), &alen), 0);
+                ASSERT_EQ(listen(ls, 4), 0);
+            }
+            if (c == by_recv_timed) {
+                timeval tv{30, 0};
+                ASSERT_EQ(setsockopt(s[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv), 0);
+            }
+            std::atomic<weft::detail::ult*> who{nullptr};
+            long n = -2;
+            int err = 0;
+            weft_thread_t r = wt::go([&] {
+                who = weft::detail::current_ult();
+                char buf[4];
+                pollfd f{s[0], POLLIN, 0};
+                switch (c) {
+                case by_read: n = weft_read(s[0], buf, sizeof buf); break;
+                case by_recv:
+                case by_recv_timed: n = weft_recv(s[0], buf, sizeof buf, 0); break;
+                case by_accept:
+                    n = weft_accept(ls, nullptr, nullptr);
+                    if (n >= 0) close(static_cast<int>(n));
+                    break;
+                case by_poll: n = weft_poll(&f, 1, -1); break;
+                }
+                err = errno_now();
+            });
+            int watched = c == by_accept ? ls : s[0];
+            auto parked = [&] {
+                return who.load() != nullptr && weft::detail::io::has_waiters(watched, weft::detail::io::for_read);
+            };
+            // Once the call is in its wait (parked, or about to park: then it
+            // sees the interrupt before it parks).
+            ASSERT_TRUE(
+                wt::yield_until([&] { return who.load() != nullptr && weft::detail::io::interrupt_wait(who.load()); }));
+            bool resumes = with_restart && c != by_recv_timed && c != by_poll;
+            if (resumes) {
+                ASSERT_TRUE(wt::yield_until([&] { return sig::taken.load() == 1 && parked(); }));
+                int client = -1;
+                if (c == by_accept) {
+                    client = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                    ASSERT_EQ(weft_connect(client, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+                } else {
+                    EXPECT_EQ(weft_write(s[1], "abc", 3), 3);
+                }
+                wt::join(r);
+                if (client >= 0) close(client);
+                EXPECT_GE(n, 0) << "call " << c << " with SA_RESTART";
+            } else {
+                wt::join(r);
+                EXPECT_EQ(n, -1) << "call " << c << (with_restart ? " with" : " without") << " SA_RESTART";
+                EXPECT_EQ(err, EINTR) << "call " << c << (with_restart ? " with" : " without") << " SA_RESTART";
+            }
+            EXPECT_EQ(sig::taken.load(), 1) << "call " << c;  // the handler ran once, on the thread
+        }
+}
+
+// A signal already the caller's when it would park (routed just before):
+// the call does not park. And a thread in no wait is not interrupted.
+TEST_P(Io, a_pending_signal_stops_the_wait_before_it_parks) {
+    sig::installed hooks(false);
+    int p[2];
+    make_pipe(p);
+    sig::pending = true;
+    char c;
+    clear_errno();
+    EXPECT_EQ(weft_read(p[0], &c, 1), -1);
+    EXPECT_EQ(errno_now(), EINTR);
+    EXPECT_EQ(sig::taken.load(), 1);
+    sig::pending = false;
+    EXPECT_FALSE(weft::detail::io::interrupt_wait(weft::detail::current_ult()));
 }
 
 // accept, connect, send and recv over loopback, server and client on the

@@ -1,0 +1,83 @@
+#include "io/interrupt.hpp"
+
+#include <cerrno>
+
+#include "core/wait.hpp"
+#include "sync/primitives.hpp"
+
+namespace weft::detail::io {
+
+namespace {
+
+atomic<const signal_hooks*> hooks{nullptr};
+
+// Every registered wait, for interrupt_wait to find a thread's. A list under
+// one lock: signals are rare, and with no hooks nothing is registered.
+spinlock waits_lock;
+interruptible_wait* waits = nullptr;
+
+}  // namespace
+
+void set_signal_hooks(const signal_hooks* h) { hooks.store(h, memory_order_release); }
+
+interruptible_wait::interruptible_wait(wait_record* r, std::uint32_t* l) : rec(r), lock(l) {
+    const signal_hooks* h = hooks.load(memory_order_acquire);
+    if (h == nullptr) return;
+    who = current_ult();
+    {
+        lock_guard<spinlock> g(waits_lock);
+        next = waits;
+        if (waits != nullptr) waits->prev = this;
+        waits = this;
+        registered = true;
+    }
+    // After registering: a router that marked the signal pending before this
+    // point is seen here; one after it finds this wait.
+    signal_first = h->pending();
+}
+
+interruptible_wait::~interruptible_wait() {
+    if (!registered) return;
+    lock_guard<spinlock> g(waits_lock);
+    if (prev != nullptr)
+        prev->next = next;
+    else
+        waits = next;
+    if (next != nullptr) next->prev = prev;
+}
+
+bool interruptible_wait::interrupted() const { return signal_first || hit; }
+
+bool interrupt_wait(ult* t) {
+    wait_record* woken = nullptr;
+    bool found = false;
+    {
+        lock_guard<spinlock> g(waits_lock);
+        for (interruptible_wait* w = waits; w != nullptr; w = w->next) {
+            if (w->who != t) continue;
+            found = true;
+            spinlock_ref lk(*w->lock);
+            lk.lock();
+            w->hit = true;  // a wait not parked yet sees it before it parks
+            if (w->rec->linked) {
+                w->rec->unlink(w->rec);
+                w->rec->linked = false;
+                w->rec->result = EINTR;
+                woken = w->rec;
+            }
+            lk.unlock();
+            break;
+        }
+    }
+    // The record stays valid until this wake: nothing else wakes it now.
+    if (woken != nullptr) wake(woken);
+    return found;
+}
+
+int take_signals(bool restartable) {
+    const signal_hooks* h = hooks.load(memory_order_acquire);
+    int rc = h == nullptr ? EINTR : h->take();
+    return rc == 0 && restartable ? 0 : EINTR;
+}
+
+}  // namespace weft::detail::io
