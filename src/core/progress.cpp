@@ -21,7 +21,10 @@ atomic<int> g_inside{0};
 atomic<std::int64_t> g_last_ns{0};
 atomic<std::int64_t> g_active_ns{0};  // when the hook last did something (coarse clock)
 spinlock g_set_lock;
-// Picks since this worker last read the clock for the hook.
+// Picks since this worker last polled the hook or read the clock for it. A
+// poll from the idle loop restarts the count, so that the pick that runs the
+// thread the poll just woke does not poll again first (a frame taken there
+// would find that thread not yet waiting for it).
 thread_local std::uint32_t t_picks = 0;
 }  // namespace
 
@@ -30,6 +33,7 @@ bool poll_now(std::int64_t now, bool waiting) {
     // either clear sees this worker inside, or this worker sees the hook gone.
     // (It also pairs with set_progress_hook's release, so ctx is the hook's.)
     g_inside.fetch_add(1, memory_order_seq_cst);
+    t_picks = 0;
     progress_fn fn = g_fn.load(memory_order_seq_cst);
     bool did = false;
     if (fn != nullptr) {

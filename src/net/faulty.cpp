@@ -131,6 +131,7 @@ struct fabric {
         std::size_t k = std::size_t(src) * std::size_t(size) + std::size_t(dst);
         in_msgs[k] -= 1;
         in_bytes[k] -= charge;
+        seen.data_taken += 1;
     }
 
     std::int64_t delay_locked() {
@@ -412,6 +413,8 @@ int faulty_resume(int rank) {
     return with_rank(rank, [](fabric& f, int r) { f.ranks[std::size_t(r)].stalled = false; });
 }
 
+static_assert(faulty_plan{}.receiver_wait_ns == kReceiverWaitNs, "a faulty job waits for receivers as others do");
+
 int make_faulty_transport(const transport_config& cfg, std::unique_ptr<transport>* out) {
     std::int64_t timeout_ns = 0;
     if (int rc = read_peer_timeout(&timeout_ns); rc != 0) return rc;
@@ -427,7 +430,7 @@ int make_faulty_transport(const transport_config& cfg, std::unique_ptr<transport
     for (int r = 0; r < n; ++r) {
         auto l = std::unique_ptr<link>(new (std::nothrow) faulty_link(f, r));
         if (!l) return ENOMEM;
-        eps.emplace_back(new (std::nothrow) protocol(std::move(l), timeout_ns));
+        eps.emplace_back(new (std::nothrow) protocol(std::move(l), timeout_ns, plan.receiver_wait_ns));
         if (!eps.back()) return ENOMEM;
     }
     if (int rc = make_protocol_transport("faulty", std::move(eps), out); rc != 0) return rc;

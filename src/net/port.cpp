@@ -759,13 +759,17 @@ int port_try_put(job& j, const weft_port_id_t& to, const msg_header& h, const vo
     return put(j, to, h, buf, len, true);
 }
 
-rx_waiter* port_claim(job& j, const weft_port_id_t& to, const msg_header& h, std::size_t len, void** buf) {
+rx_waiter* port_claim(job& j, const weft_port_id_t& to, const msg_header& h, std::size_t len, void** buf,
+                      bool* claimable) {
     port* p = find(j, to);
-    if (p == nullptr || p->rx_waiting.load(memory_order_relaxed) == 0) return nullptr;
+    if (claimable != nullptr) *claimable = false;
+    if (p == nullptr || (claimable == nullptr && p->rx_waiting.load(memory_order_relaxed) == 0)) return nullptr;
     spinlock_ref lk(p->lock);
     lk.lock();
     rx_waiter* w = nullptr;
-    if (live(p, to) && !p->closed && len <= p->max_bytes && hand_off_now(p, h, len)) w = claim_receiver(p);
+    bool takes = live(p, to) && !p->closed && len <= p->max_bytes;
+    if (takes && hand_off_now(p, h, len)) w = claim_receiver(p);
+    if (claimable != nullptr) *claimable = takes && w == nullptr && p->count == 0;
     lk.unlock();
     if (w != nullptr) *buf = w->buf;
     return w;

@@ -123,8 +123,11 @@ bool bad_timeout(std::int64_t timeout_ns);
 // can take a claimed receiver, and its deadline does not end its wait: the
 // claimer must end the claim soon, with port_hand_over once the len bytes are
 // in *buf, or with port_release (the receiver looks at its port again).
-[[nodiscard]] rx_waiter* port_claim(job& j, const weft_port_id_t& to, const msg_header& h, std::size_t len,
-                                    void** buf);
+// With null, *claimable (if given) says whether a receiver that comes later
+// could still be claimed: the port is live and open, admits len, and holds no
+// message that such a receiver would take first.
+[[nodiscard]] rx_waiter* port_claim(job& j, const weft_port_id_t& to, const msg_header& h, std::size_t len, void** buf,
+                                    bool* claimable = nullptr);
 void port_hand_over(rx_waiter* w, const weft_port_id_t& to, const msg_header& h, std::size_t len);
 void port_release(rx_waiter* w);
 // 0 and the port's max_bytes if `id` names a live port of this process; else ENOENT.

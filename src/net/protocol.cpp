@@ -77,12 +77,13 @@ void completion::complete(int r, std::uint64_t v) {
 
 // --- the endpoint's life -------------------------------------------------------------
 
-protocol::protocol(std::unique_ptr<link> l, std::int64_t timeout_ns)
+protocol::protocol(std::unique_ptr<link> l, std::int64_t timeout_ns, std::int64_t receiver_wait_ns)
     : link_(std::move(l)),
       rank_(link_->rank()),
       size_(link_->size()),
       inline_max_(link_->max_frame() - kWireHeaderBytes),
       timeout_ns_(timeout_ns),
+      receiver_wait_ns_(receiver_wait_ns),
       peers_(new peer[std::size_t(size_)]) {}
 
 protocol::~protocol() { std::free(spare_body_); }
@@ -188,7 +189,7 @@ bool protocol::progress(bool waiting) {
 // send takes no frame: that thread mostly receives next, and the reply it
 // waits for, whose header often comes right behind the send's completion,
 // then finds it waiting (and goes straight into its buffer: receive_direct)
-// instead of staged. The sends are tested again when the first test finds
+// rather than held for it. The sends are tested again when the first test finds
 // none (complete_sends' retry): the progress that test made may have taken
 // both the send's completion and the reply's header.
 bool protocol::step(bool waiting) {

@@ -54,7 +54,8 @@
 //   4. taken from the link, decoded; a bulk frame's payload is received from
 //      its sender's bulk lane: straight into the buffer of a receiver waiting
 //      on its port (claimed, port_claim) once the link holds the payload
-//      (try_bulk_recv; receive_direct), else into a staging buffer; its
+//      (try_bulk_recv; receive_direct), or of one that comes while the header
+//      is held for it (kReceiverWaitNs), else into a staging buffer; its
 //      peer's later frames wait behind it until the payload is in (a peer's
 //      frames are acted on in the order it sent them). Its credit is owed
 //      back from here on. If its
@@ -126,6 +127,14 @@ inline constexpr unsigned kWaitingSideEvery = 8;
 // deadline does not end its wait meanwhile. Guess: well above the
 // microseconds between a sender's two posts, well below a timeout anyone sets.
 inline constexpr std::int64_t kClaimWaitNs = 50'000;
+// How long a long message's header, taken while no receiver waits on its
+// port, is held for one before its payload is staged (protocol_receive.cpp,
+// receive_direct): a thread whose own send to that peer has just completed
+// and that receives next (a ping-pong, an exchange) gets the payload straight
+// into its buffer instead of through two more copies. Guess: the same bound
+// as kClaimWaitNs, far above the microseconds from a send's completion to the
+// receive that follows it, and below what a staged 1 MiB payload costs.
+inline constexpr std::int64_t kReceiverWaitNs = 50'000;
 // The delivery thread's retry of a full port: first and longest sleep, ns.
 inline constexpr std::int64_t kRetryFirstNs = 20'000;
 inline constexpr std::int64_t kRetryMaxNs = 1'000'000;
@@ -186,7 +195,9 @@ struct incoming {
     bulk_handle bulk;                // the bulk's receive, until it completes
     rx_waiter* claimed = nullptr;    // the receiver whose buffer the bulk is received into
     void* into = nullptr;            // that buffer
-    std::int64_t give_up_ns = 0;     // claimed, payload not yet in the link: when to stage it instead
+    // A bulk whose receive has not started (held for a receiver, or claimed
+    // with its payload not yet in the link): when to stage it instead; else 0.
+    std::int64_t give_up_ns = 0;
 };
 
 struct alignas(64) peer {
@@ -252,7 +263,9 @@ struct port_entry {
 class protocol final : public link_sink {
 public:
     // timeout_ns: the peer timeout (WEFT_NET_PEER_TIMEOUT), 0: off.
-    protocol(std::unique_ptr<link> l, std::int64_t timeout_ns);
+    // receiver_wait_ns: how long a long message's header waits for a receiver
+    // (kReceiverWaitNs; a test may make it certain that one comes in time).
+    protocol(std::unique_ptr<link> l, std::int64_t timeout_ns, std::int64_t receiver_wait_ns = kReceiverWaitNs);
     ~protocol();
     protocol(const protocol&) = delete;
     protocol& operator=(const protocol&) = delete;
@@ -316,9 +329,11 @@ private:
     void post_staging(incoming* in, int source);
     void keep_or_free(unsigned char* body, std::size_t cap);
     bool receive_direct(peer& p, int source, const decoded_frame& f);
+    bool start_claimed(incoming* in, int source);
     bulk_start start_direct(incoming* in, int source);
-    void settle_claim(peer& p, int source);
-    void stage_claimed(incoming* in, int source);
+    bool advance_unstarted(incoming* in, int source, bool stage);
+    void settle_head(peer& p, int source);
+    void stage_unstarted(incoming* in, int source);
     void hand_over(peer& p, incoming* in);
     static msg_header header_of(const decoded_frame& f);
     static void owe_back_locked(peer& p, std::uint64_t len);
@@ -335,8 +350,9 @@ private:
     std::unique_ptr<link> link_;
     int rank_ = 0;
     int size_ = 1;
-    std::size_t inline_max_ = 0;   // the most payload a frame carries
-    std::int64_t timeout_ns_ = 0;  // the peer timeout; 0: off (read-only after construction)
+    std::size_t inline_max_ = 0;                       // the most payload a frame carries
+    std::int64_t timeout_ns_ = 0;                      // the peer timeout; 0: off (read-only after construction)
+    std::int64_t receiver_wait_ns_ = kReceiverWaitNs;  // read-only after construction
     job* j_ = nullptr;
     std::unique_ptr<peer[]> peers_;
 

@@ -34,7 +34,7 @@ void protocol::frame(const unsigned char* bytes, std::size_t n, int source) {
         handle(p, source, f);
         return;
     }
-    if (f.bulk) settle_claim(p, source);
+    if (f.bulk) settle_head(p, source);
     if (f.bulk && p.in_head == nullptr && receive_direct(p, source, f)) return;
     incoming* in = new_incoming(f.bulk ? 0 : n, link_->name(), source);
     in->f = f;
@@ -109,14 +109,18 @@ void protocol::post_staging(incoming* in, int source) {
     }
 }
 
-// A bulk whose port's receiver waits: its payload is received straight into
-// that receiver's buffer (no staging copy). The receiver is claimed
-// (port_claim), and the payload's receive started once the link holds the
-// payload (start_direct): then the receive needs nothing more from the
-// sender, so the claimed receiver, whose deadline no longer ends its wait,
-// waits for a transfer only. True if it went so: handed over now, or as the
-// peer's first incoming, which complete_bulks finishes (or, once kClaimWaitNs
-// passed with the payload not in the link, releases to the staging path).
+// A bulk frame of a peer with nothing in its in list: its payload is received
+// straight into the buffer of the receiver waiting on its port (no staging
+// copy), now or, if none waits yet but the port could hand the message to
+// one, once one comes within receiver_wait_ns_ (the header is held: nothing
+// is received meanwhile, and the payload stays in the sender's buffer, as an
+// unmatched rendezvous message stays in MPI; docs/design/mpi.md, "Long
+// messages"). The receiver is claimed (port_claim), and the payload's receive
+// started once the link holds the payload (start_direct): then the receive
+// needs nothing more from the sender, so the claimed receiver, whose deadline
+// no longer ends its wait, waits for a transfer only. True if it went so:
+// handed over now, or as the peer's first incoming, which complete_bulks
+// finishes (or, once its give_up_ns passed, stages).
 bool protocol::receive_direct(peer& p, int source, const decoded_frame& f) {
     weft_port_id_t to{f.h.dst_node, f.h.dst_index, f.h.dst_gen, 0};
     spinlock_ref l(p.lock);
@@ -125,21 +129,31 @@ bool protocol::receive_direct(peer& p, int source, const decoded_frame& f) {
     l.unlock();
     if (queued) return false;
     void* dst = nullptr;
-    rx_waiter* w = port_claim(*j_, to, header_of(f), f.payload_len, &dst);
-    if (w == nullptr) return false;
+    bool claimable = false;
+    rx_waiter* w = port_claim(*j_, to, header_of(f), f.payload_len, &dst, &claimable);
+    if (w == nullptr && !claimable) return false;
     incoming* in = new_incoming(0, link_->name(), source);
     in->f = f;
     in->claimed = w;
     in->into = dst;
-    bulk_start started = start_direct(in, source);
-    if (started == bulk_start::in || started == bulk_start::failed) {
+    if (w == nullptr) {
+        in->give_up_ns = monotonic_ns() + receiver_wait_ns_;
+    } else if (start_claimed(in, source) && !in->bulk.active) {  // in (or failed) already
         hand_over(p, in);
         return true;
     }
-    if (started == bulk_start::absent) in->give_up_ns = monotonic_ns() + kClaimWaitNs;
     p.in_head = p.in_tail = in;
     ++incoming_;
     return true;
+}
+
+// Starts the receive of a claimed receiver's payload: true if it started
+// (posted, or over: in, or failed); false if the link does not hold the
+// payload yet (it is looked for again until kClaimWaitNs from now).
+bool protocol::start_claimed(incoming* in, int source) {
+    if (start_direct(in, source) != bulk_start::absent) return true;
+    in->give_up_ns = monotonic_ns() + kClaimWaitNs;
+    return false;
 }
 
 // The receive of a claimed receiver's payload, if the link holds it. A
@@ -152,22 +166,41 @@ bulk_start protocol::start_direct(incoming* in, int source) {
     return s;
 }
 
-// Before a peer's next bulk posts its receive: the link takes a sender's
-// bulks in the order their receives are posted, so a claim at the head of its
-// in list whose payload the link did not hold yet must start its receive
-// first: into the receiver's buffer if the link holds the payload now, else
-// into a staging buffer.
-void protocol::settle_claim(peer& p, int source) {
-    incoming* in = p.in_head;
-    if (in == nullptr || in->give_up_ns == 0) return;
-    if (start_direct(in, source) == bulk_start::absent) stage_claimed(in, source);
+// A peer's first incoming whose receive has not started (held for a
+// receiver, or claimed with its payload not yet in the link), looked at
+// again: its receive is started if it can be (claiming the receiver that
+// waits by now, for a held one), or staged when `stage` or once its
+// give_up_ns passed. False while it still waits.
+bool protocol::advance_unstarted(incoming* in, int source, bool stage) {
+    if (in->claimed == nullptr) {
+        const wire_header& h = in->f.h;
+        in->claimed = port_claim(*j_, weft_port_id_t{h.dst_node, h.dst_index, h.dst_gen, 0}, header_of(in->f),
+                                 in->f.payload_len, &in->into);
+        if (in->claimed != nullptr && start_claimed(in, source)) return true;
+    } else if (start_direct(in, source) != bulk_start::absent) {
+        return true;
+    }
+    if (!stage && monotonic_ns() < in->give_up_ns) return false;
+    stage_unstarted(in, source);
+    return true;
 }
 
-// A claim given up before its payload's receive started: the receiver looks
-// at its port again, and the payload is staged.
-void protocol::stage_claimed(incoming* in, int source) {
+// Before a peer's next bulk posts its receive: the link takes a sender's
+// bulks in the order their receives are posted, so a bulk at the head of its
+// in list whose receive has not started must start it first: into its
+// receiver's buffer if one is claimed (or claimable now) and the link holds
+// the payload, else into a staging buffer.
+void protocol::settle_head(peer& p, int source) {
+    incoming* in = p.in_head;
+    if (in != nullptr && in->give_up_ns != 0) (void)advance_unstarted(in, source, /*stage=*/true);
+}
+
+// A bulk whose receive never started (held, or claimed with its payload not
+// in the link) given up: the receiver, if claimed, looks at its port again,
+// and the payload is staged.
+void protocol::stage_unstarted(incoming* in, int source) {
     in->give_up_ns = 0;
-    port_release(in->claimed);
+    if (in->claimed != nullptr) port_release(in->claimed);
     in->claimed = nullptr;
     post_staging(in, source);
 }
@@ -193,10 +226,7 @@ bool protocol::complete_bulks() {
     for (int r = 0; r < size_; ++r) {
         peer& p = peers_[r];
         while (incoming* in = p.in_head) {
-            if (in->give_up_ns != 0 && start_direct(in, r) == bulk_start::absent) {  // claimed, payload not in
-                if (monotonic_ns() < in->give_up_ns) break;
-                stage_claimed(in, r);
-            }
+            if (in->give_up_ns != 0 && !advance_unstarted(in, r, /*stage=*/false)) break;
             if (in->bulk.active) {
                 bool flag = false;
                 int rc = link_->test_bulk(&in->bulk, &flag);

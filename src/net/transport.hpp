@@ -114,6 +114,10 @@ struct faulty_plan {
     std::int64_t delay_max_ns = 20'000;
     int dies = -1;  // a rank that dies after taking dies_after (>= 1) frames; -1: none
     std::uint64_t dies_after = 0;
+    // Not a fault: how long the protocol holds a long message's header for a
+    // receiver (protocol.hpp, kReceiverWaitNs), which a test raises so that a
+    // receiver it starts later certainly comes in time.
+    std::int64_t receiver_wait_ns = 50'000;
 };
 void set_faulty_plan(const faulty_plan& p);
 // Faults of the running faulty job's rank (0, or EINVAL: no faulty job, or
@@ -125,12 +129,14 @@ void set_faulty_plan(const faulty_plan& p);
 // frames: how many, and the most in flight (posted, not yet taken by the
 // receiver) from one rank to one other, in frames and in window bytes (a
 // frame's charge: its length, at most the window). The protocol's credit
-// bounds both by its window. And how its bulks were received: straight into
-// a waiting receiver's buffer (try_bulk_recv), or into a staging buffer.
+// bounds both by its window. How many the receivers' protocols took. And how
+// its bulks were received: straight into a waiting receiver's buffer
+// (try_bulk_recv), or into a staging buffer.
 inline constexpr std::uint64_t kFaultyWindowMsgs = 64;
 inline constexpr std::uint64_t kFaultyWindowBytes = std::uint64_t(4) << 20;
 struct faulty_counts {
     std::uint64_t data_frames = 0;
+    std::uint64_t data_taken = 0;
     std::uint64_t max_in_flight_msgs = 0;
     std::uint64_t max_in_flight_bytes = 0;
     std::uint64_t bulks_direct = 0;
