@@ -16,7 +16,7 @@
 #           comes with g++) + g++-aarch64-linux-gnu and qemu-user (the AArch64
 #           context switch, cross-compiled and run under emulation) + clang-14
 #           and libclang-rt-14-dev (libFuzzer: the fuzz stage) + pigz, plzip,
-#           xz-utils, zstd, sqlite3 (unmodified Pthreads programs run under
+#           xz-utils, zstd, sqlite3, pbzip2, lbzip2 (unmodified Pthreads programs run under
 #           libweft-pthread: label shim_programs) + ccache (scripts/test.sh
 #           compiles through it: a checkout of sources built before
 #           recompiles in seconds)                           -> make test
@@ -33,7 +33,7 @@ set -euo pipefail
 build_set=(cmake ninja-build g++ pkg-config libgtest-dev libopenmpi-dev openmpi-bin)
 peer_set=(libboost-fiber-dev libboost-context-dev libtbb-dev libfftw3-dev)
 bench_set=("${build_set[@]}" "${peer_set[@]}" python3-matplotlib)
-shim_programs_set=(pigz plzip xz-utils zstd sqlite3)
+shim_programs_set=(pigz plzip xz-utils zstd sqlite3 pbzip2 lbzip2)
 test_set=("${build_set[@]}" libtbb-dev g++-aarch64-linux-gnu qemu-user clang-14 libclang-rt-14-dev "${shim_programs_set[@]}" ccache)
 tools_set=(valgrind)
 
@@ -72,7 +72,7 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
     say "dpkg-query not found: not a Debian system, so nothing is installed."
     say "weft needs: cmake >= 3.25, ninja, a C++20 compiler, GoogleTest, pkg-config; optionally an MPI;"
     say "for the benchmarks: Boost.Fiber, oneTBB, python3 + matplotlib; for the tests: those peers,"
-    say "an aarch64-linux-gnu cross compiler, qemu-user, and pigz, plzip, xz, zstd and sqlite3 (run under"
+    say "an aarch64-linux-gnu cross compiler, qemu-user, and pigz, plzip, xz, zstd, sqlite3, pbzip2 and lbzip2 (run under"
     say "libweft-pthread); for bench/callgrind_micro.sh: valgrind."
     for tool in cmake ninja c++ pkg-config; do
         if ! command -v "$tool" >/dev/null 2>&1; then

@@ -86,13 +86,17 @@ bool overflow_lookup(arch::overflow_info* out) {
     return true;
 }
 
-void at_exit_hook() {
+}  // namespace
+
+void write_exit_reports() {
     runtime* rt = g_rt;
     if (rt == nullptr) return;
     if (g_measure && current_worker() != nullptr) profile_checkpoint(current_worker());
     if (rt->cfg.stats) print_stats(stderr);
     trace_write_and_close(rt);
 }
+
+namespace {
 
 // adopt: the flow that becomes the main ult (fork_child: the weft thread that
 // forked), or null for a fresh one (the calling kernel thread's own flow).
@@ -197,7 +201,7 @@ int start_runtime(const weft_config_t* cfg, ult* adopt = nullptr) {
     rt->adapt = adapt::start(rt, s).release();
     if (!atexit_registered) {
         atexit_registered = true;
-        std::atexit(&at_exit_hook);
+        std::atexit(&write_exit_reports);
     }
     return 0;
 }

@@ -61,9 +61,9 @@ struct runtime {
     // Started by weft_init, stopped first thing by weft_finalize.
     adapt::service* adapt = nullptr;
 
-    alignas(64) atomic<std::int64_t> external_live{0};   // ults created by external kernel threads
+    alignas(64) atomic<std::int64_t> external_live{0};  // ults created by external kernel threads
     atomic<std::uint64_t> external_created{0};
-    atomic<std::uint64_t> max_live_base{0};             // max live as of the last stats reset
+    atomic<std::uint64_t> max_live_base{0};  // max live as of the last stats reset
     atomic<std::uint64_t> id_blocks{0};
     atomic<std::uint64_t> wakeups{0};
 
@@ -88,10 +88,10 @@ struct runtime {
     // and serve only their inboxes. = nworkers when adaptation is off.
     // Read-mostly: its own line.
     alignas(64) atomic<int> active{0};
-    std::vector<active_change> active_log;  // its changes, when tracing (active.cpp's mutex)
+    std::vector<active_change> active_log;     // its changes, when tracing (active.cpp's mutex)
     atomic<std::uint64_t> workers_dropped{0};  // statistics: by set_active_workers
     atomic<std::uint64_t> workers_added{0};
-    atomic<std::uint64_t> adapt_readings{0};   // by the controller (src/adapt)
+    atomic<std::uint64_t> adapt_readings{0};  // by the controller (src/adapt)
 
     // Ults made ready by external kernel threads.
     alignas(64) ult_queue inject;
@@ -106,6 +106,10 @@ struct runtime {
 
 // The running runtime, or null. Set by init, cleared by finalize.
 extern runtime* g_rt;
+
+// What weft reports when the process ends (WEFT_STATS, the WEFT_TRACE file):
+// registered with atexit at init; libweft-pthread's _exit calls it too.
+void write_exit_reports();
 
 // Set while a subsystem keeps weft threads of its own that only its own end
 // stops (src/net's job: the naming server, until weft_net_finalize): it

@@ -102,8 +102,8 @@ void wait_for_other_ults() {
     rt->finalize_waiting.store(false, memory_order_relaxed);
 }
 
-int create_ult(worker* w, const weft_attr_t* attr, void* (*fn)(void*), void* arg, std::size_t extra,
-               void** extra_out, ult** out) {
+int create_ult(worker* w, const weft_attr_t* attr, void* (*fn)(void*), void* arg, std::size_t extra, void** extra_out,
+               ult** out) {
     runtime* rt = g_rt;
     std::size_t size = (attr != nullptr && attr->stack_size != 0) ? attr->stack_size : 0;
     arch::stack s;
@@ -131,6 +131,8 @@ int create_ult(worker* w, const weft_attr_t* attr, void* (*fn)(void*), void* arg
     u->arg = arg;
     u->id = next_id(rt, w);
     u->node = (w != nullptr && w->current != nullptr) ? w->current->node : 0;
+    if (w != nullptr && w->current != nullptr)
+        u->sig_mask.store(w->current->sig_mask.load(memory_order_relaxed), memory_order_relaxed);
     u->name[0] = '\0';
     if (attr != nullptr) {
         if (detached) u->join_word.store(join_detached, memory_order_relaxed);
@@ -171,7 +173,8 @@ void finish(worker* w, ult* u) {
     if (g_measure) profile_exit(w, u);
     if (u->exit_state == join_detached) release_ult(w, u);
     // Else a joiner, present or future, reclaims it once it sees `finished`.
-    else u->join_word.store(join_finished, memory_order_release);
+    else
+        u->join_word.store(join_finished, memory_order_release);
 }
 
 void report_overflow_at_switch(ult* u) {
@@ -212,4 +215,3 @@ void detach_claimed(ult* t) {
 }
 
 }  // namespace weft::detail
-

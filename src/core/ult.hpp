@@ -28,7 +28,11 @@ namespace weft::detail {
 
 struct wait_record;
 
-enum class ult_kind : std::uint8_t { regular, main, idle };
+enum class ult_kind : std::uint8_t {
+    regular,
+    main,
+    idle
+};
 
 // join_word states (anything else is the wait_record* of a blocked joiner).
 // Who may join or detach is settled before join_word is touched: the one
@@ -96,7 +100,7 @@ struct ult {
     void* (*fn)(void*) = nullptr;
     void* arg = nullptr;
     void* retval = nullptr;
-    void* storage = nullptr;                 // weft_thread_create_inplace storage
+    void* storage = nullptr;  // weft_thread_create_inplace storage
     void (*storage_release)(void*) = nullptr;
     arch::stack stack;
     arch::san_fiber san;
@@ -123,6 +127,13 @@ struct ult {
     std::uint32_t cancel_guard = 0;
     wait_record* cancel_rec = nullptr;
     std::uint32_t* cancel_lock = nullptr;
+
+    // Signals under libweft-pthread (src/shim/signals.cpp): the thread's own
+    // signal mask (bit n-1 for signal n), inherited from its creator as a
+    // Pthreads thread inherits its creator's, and the signals sent to this
+    // thread (pthread_kill) that it has not taken yet.
+    atomic<std::uint64_t> sig_mask{0};
+    atomic<std::uint64_t> sig_pending{0};
 
     char name[WEFT_THREAD_NAME_MAX];  // not zeroed by the constructor: set at create
 };

@@ -28,6 +28,7 @@
 #include "core/wait.hpp"
 #include "core/worker.hpp"
 #include "shim/shim.hpp"
+#include "shim/signals.hpp"
 #include "shim/tls_block.hpp"
 
 namespace weft::shim {
@@ -47,14 +48,6 @@ void make_key() {
 }
 
 bool on_weft_thread() { return ready() && weft_thread_self() != WEFT_THREAD_NULL; }
-
-// The calling weft thread, or null (a kernel thread outside weft, or before
-// the runtime is up).
-detail::ult* self_ult() {
-    if (!ready()) return nullptr;
-    detail::worker* w = detail::current_worker();
-    return w != nullptr && w->current != w->idle ? w->current : nullptr;
-}
 
 bool pending(const detail::ult* u) {
     return u->cancel_requested.load(std::memory_order_acquire) != 0 && !u->cancel_disabled;
@@ -102,9 +95,19 @@ __pthread_unwind_buf_t*& prev_of(__pthread_unwind_buf_t* buf) {
 
 }  // namespace
 
+detail::ult* self_ult() {
+    if (!ready()) return nullptr;
+    detail::worker* w = detail::current_worker();
+    return w != nullptr && w->current != w->idle ? w->current : nullptr;
+}
+
+// A cancellation point is also a delivery point for signals (signals.cpp):
+// the handlers of the signals sent to the thread run before it waits, and
+// after.
 cancel_point::cancel_point() : self_(self_ult()) {
     auto* u = static_cast<detail::ult*>(self_);
     if (u == nullptr) return;
+    deliver_pending_signals(u);
     if (pending(u)) exit_running_cleanup(PTHREAD_CANCELED);
     u->cancel_point = true;
 }
@@ -113,6 +116,7 @@ cancel_point::~cancel_point() {
     auto* u = static_cast<detail::ult*>(self_);
     if (u == nullptr) return;
     u->cancel_point = false;
+    deliver_pending_signals(u);
     if (pending(u)) exit_running_cleanup(PTHREAD_CANCELED);
 }
 

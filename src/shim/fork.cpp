@@ -23,16 +23,21 @@
 #include "core/runtime.hpp"
 #include "shim/kernel_threads.hpp"
 #include "shim/shim.hpp"
+#include "shim/signals.hpp"
 
 namespace weft::shim {
 namespace {
 
 void prepare() {
-    if (ready()) detail::fork_prepare();
+    if (!ready()) return;
+    signals_fork_prepare();  // first: the signal thread takes its lock, then the runtime's
+    detail::fork_prepare();
 }
 
 void parent() {
-    if (ready()) detail::fork_parent();
+    if (!ready()) return;
+    detail::fork_parent();
+    signals_fork_parent();
 }
 
 void child() {
@@ -46,10 +51,12 @@ void child() {
     if (int rc = detail::fork_child(); rc != 0) {
         // The child cannot run weft threads: say so and end it, rather than
         // let it hang at its first pthread call.
-        std::fprintf(stderr, "weft-pthread: the child of fork() could not start weft's runtime (%s); it exits with status 127\n",
-                     std::strerror(rc));
+        std::fprintf(
+            stderr, "weft-pthread: the child of fork() could not start weft's runtime (%s); it exits with status 127\n",
+            std::strerror(rc));
         _exit(127);
     }
+    signals_fork_child();
 }
 
 __attribute__((constructor(103))) void register_fork_handlers() { pthread_atfork(&prepare, &parent, &child); }

@@ -8,6 +8,9 @@
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/select.h>

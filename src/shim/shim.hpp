@@ -10,6 +10,10 @@
 
 #include "shim/real.hpp"
 
+namespace weft::detail {
+struct ult;
+}
+
 namespace weft::shim {
 
 // 0 until the shim's constructor has started weft's runtime (start.cpp). Calls
@@ -21,6 +25,12 @@ extern std::atomic<int> g_ready;
 // main weft thread runs: set before g_ready.
 extern pthread_t g_initial_kernel_thread;
 inline bool ready() { return g_ready.load(std::memory_order_acquire) != 0; }
+// The process that started the runtime (a child of fork() has another pid).
+extern pid_t g_runtime_pid;
+
+// The calling weft thread, or null (a kernel thread outside weft, or before
+// the runtime is up).
+detail::ult* self_ult();
 
 // A call that may switch to another weft thread keeps the caller's errno: the
 // thread may come back on another worker (another kernel thread, another

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "shim/shim.hpp"
+#include "shim/signals.hpp"
 
 using namespace weft::shim;
 
@@ -14,7 +15,9 @@ namespace {
 
 bool on_weft_thread() { return ready() && weft_thread_self() != WEFT_THREAD_NULL; }
 
-bool valid(const struct timespec* t) { return t != nullptr && t->tv_nsec >= 0 && t->tv_nsec < 1000000000L && t->tv_sec >= 0; }
+bool valid(const struct timespec* t) {
+    return t != nullptr && t->tv_nsec >= 0 && t->tv_nsec < 1000000000L && t->tv_sec >= 0;
+}
 
 std::uint64_t ns_of(const struct timespec* t) {
     return static_cast<std::uint64_t>(t->tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(t->tv_nsec);
@@ -26,8 +29,11 @@ extern "C" {
 
 int sched_yield(void) {
     if (!on_weft_thread()) return real::sched_yield();
-    errno_keeper keep;
-    (void)weft_thread_yield();
+    {
+        errno_keeper keep;
+        (void)weft_thread_yield();
+    }
+    deliver_pending_signals(self_ult());  // a delivery point (signals.cpp)
     return 0;
 }
 

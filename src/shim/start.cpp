@@ -16,24 +16,31 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <unistd.h>
+
 #include "shim/shim.hpp"
+#include "shim/signals.hpp"
 #include "shim/tls_block.hpp"
 
 namespace weft::shim {
 
 std::atomic<int> g_ready{0};
 pthread_t g_initial_kernel_thread = 0;
+pid_t g_runtime_pid = 0;
 
 namespace {
 
 __attribute__((constructor)) void start_weft_under_shim() {
     g_initial_kernel_thread = real::pthread_self();
+    g_runtime_pid = getpid();
+    std::uint64_t main_mask = block_routed_signals();  // before the workers start: they inherit it
     if (int rc = weft_init(nullptr); rc != 0 && rc != EBUSY) {
         std::fprintf(stderr, "weft-pthread: weft's runtime could not start (%s); see the message above\n",
                      std::strerror(rc));
         std::exit(2);
     }
     start_tls_blocks();
+    start_signal_routing(main_mask);
     g_ready.store(1, std::memory_order_release);
 }
 
@@ -51,8 +58,8 @@ int refuse(const char* fn, const char* why, int err) {
             if (cur == fn) return err;
         }
     }
-    std::fprintf(stderr, "weft-pthread: %s is not supported under weft threads (%s); returning %s (docs/shim.md)\n",
-                 fn, why, std::strerror(err));
+    std::fprintf(stderr, "weft-pthread: %s is not supported under weft threads (%s); returning %s (docs/shim.md)\n", fn,
+                 why, std::strerror(err));
     return err;
 }
 

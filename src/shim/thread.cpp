@@ -176,11 +176,8 @@ int pthread_getname_np(pthread_t thread, char* buf, size_t len) {
     return weft_thread_getname(weft_of(thread), buf, len);
 }
 
-int pthread_kill(pthread_t, int) {
-    return refuse("pthread_kill", "signals to a weft thread are not yet built", ENOTSUP);
-}
 int pthread_sigqueue(pthread_t, int, const union sigval) {
-    return refuse("pthread_sigqueue", "signals to a weft thread are not yet built", ENOTSUP);
+    return refuse("pthread_sigqueue", "a weft thread's pending signals carry no value; pthread_kill is built", ENOTSUP);
 }
 int pthread_setschedparam(pthread_t, int, const struct sched_param*) {
     return refuse("pthread_setschedparam", "weft's scheduler decides the order of weft threads", ENOTSUP);

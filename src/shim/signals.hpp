@@ -1,0 +1,49 @@
+// Signals per weft thread under libweft-pthread (signals.cpp): the pieces the
+// shim's start-up, fork handlers and delivery points call.
+#pragma once
+
+#include <signal.h>
+
+#include <cstdint>
+
+namespace weft::detail {
+struct ult;
+}
+
+namespace weft::shim {
+
+// Before weft_init, on the process's first kernel thread: blocks the routed
+// signals there, so that every worker (and every kernel thread the runtime
+// starts) inherits the block; returns the mask the program had set so far.
+std::uint64_t block_routed_signals();
+// After weft_init: main's mask (the one block_routed_signals returned), and the
+// signal thread that takes every process-directed signal and routes it.
+void start_signal_routing(std::uint64_t main_mask);
+
+// A delivery point of weft thread `u` (the caller): runs the action of each
+// signal pending for it, or for the process, that it does not block. Two
+// loads when none is.
+void deliver_pending_signals(detail::ult* u);
+
+// For the life of the object, the calling weft thread's own mask is its
+// kernel thread's, as a call that starts a program hands it on (exec.cpp);
+// on a kernel thread outside weft it does nothing.
+class program_mask {
+public:
+    program_mask();
+    ~program_mask();
+    program_mask(const program_mask&) = delete;
+    program_mask& operator=(const program_mask&) = delete;
+
+private:
+    bool set_ = false;
+    sigset_t saved_;
+};
+
+// fork(): the routing lock is held across the copy; the child, which has no
+// signal thread, starts its own, with no signal pending.
+void signals_fork_prepare();
+void signals_fork_parent();
+void signals_fork_child();
+
+}  // namespace weft::shim
