@@ -412,6 +412,8 @@ int faulty_resume(int rank) {
     return with_rank(rank, [](fabric& f, int r) { f.ranks[std::size_t(r)].stalled = false; });
 }
 
+namespace {
+
 int make_faulty_transport(const transport_config& cfg, std::unique_ptr<transport>* out) {
     std::int64_t timeout_ns = 0;
     if (int rc = read_peer_timeout(&timeout_ns); rc != 0) return rc;
@@ -435,4 +437,12 @@ int make_faulty_transport(const transport_config& cfg, std::unique_ptr<transport
     return 0;
 }
 
+const transport_def faulty_transport = {
+    .name = "faulty",
+    .description = "every node in this process, weft's wire protocol over a link that injects faults (tests)",
+    .make = make_faulty_transport,
+};
+
+}  // namespace
+WEFT_REGISTER(faulty_transport);
 }  // namespace weft::detail::net
