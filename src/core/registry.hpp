@@ -21,8 +21,9 @@
 //
 // Registration runs during static initialization (libweft.a is one
 // prelinked object, so no registering file is dropped: CMakeLists.txt). The
-// list heads are constant-initialized, so a registration finds its list ready
-// whatever order the files' initializers run in. Lookups come later, from
+// list heads and nodes are constant-initialized, so a registration finds its
+// list, and the nodes other files linked in, ready whatever order the files'
+// initializers run in. Lookups come later, from
 // weft_init and weft_net_init, and only read. A registration that breaks the
 // contract, or takes a name twice, is a bug in weft found at start-up: it
 // stops the program with a message naming the part and what is wrong.
@@ -47,20 +48,35 @@ struct plug_kind {
 template <class Def>
 class registry;
 
-// One registration: a static object beside the definition (WEFT_REGISTER),
-// or a test's scoped one, which unregisters when it goes out of scope.
+// A definition's place in its kind's list. Constant-initialized (WEFT_REGISTER
+// makes it constinit): another file's registration reads it while static
+// initialization runs, which is well-defined only for an object that needs no
+// initializer of its own (and is what ASan's strict init-order check asks).
 template <class Def>
-class registrar {
+class registry_node {
 public:
-    explicit registrar(const Def* def) : def_(def) { registry<Def>::add(this); }
-    ~registrar() { registry<Def>::remove(this); }
-    registrar(const registrar&) = delete;
-    registrar& operator=(const registrar&) = delete;
+    constexpr explicit registry_node(const Def* def) : def_(def) {}
+    registry_node(const registry_node&) = delete;
+    registry_node& operator=(const registry_node&) = delete;
 
 private:
     friend class registry<Def>;
     const Def* def_;
-    registrar* next_ = nullptr;
+    registry_node* next_ = nullptr;
+};
+
+// A scoped registration, for tests: registered from construction to
+// destruction.
+template <class Def>
+class registrar {
+public:
+    explicit registrar(const Def* def) : node_(def) { registry<Def>::add(&node_); }
+    ~registrar() { registry<Def>::remove(&node_); }
+    registrar(const registrar&) = delete;
+    registrar& operator=(const registrar&) = delete;
+
+private:
+    registry_node<Def> node_;
 };
 
 // The registered definitions of one kind, in alphabetical order of name (the
@@ -71,17 +87,17 @@ class registry {
 public:
     // The definition registered as `name`, in any case; nullptr if none is.
     static const Def* find(std::string_view name) {
-        for (const registrar<Def>* r = head_; r != nullptr; r = r->next_)
-            if (iequals(name, r->def_->name)) return r->def_;
+        for (const registry_node<Def>* n = head_; n != nullptr; n = n->next_)
+            if (iequals(name, n->def_->name)) return n->def_;
         return nullptr;
     }
 
     // "a, b, c": every registered name, for error messages and listings.
     static std::string names() {
         std::string out;
-        for (const registrar<Def>* r = head_; r != nullptr; r = r->next_) {
+        for (const registry_node<Def>* n = head_; n != nullptr; n = n->next_) {
             if (!out.empty()) out += ", ";
-            out += r->def_->name;
+            out += n->def_->name;
         }
         return out;
     }
@@ -89,12 +105,34 @@ public:
     // f(const Def&) for each definition, in order.
     template <class F>
     static void for_each(F&& f) {
-        for (const registrar<Def>* r = head_; r != nullptr; r = r->next_) f(*r->def_);
+        for (const registry_node<Def>* n = head_; n != nullptr; n = n->next_) f(*n->def_);
+    }
+
+    // Links n into the list (WEFT_REGISTER, registrar); returns true. Aborts
+    // if its definition breaks the contract or takes a registered name.
+    static bool add(registry_node<Def>* n) {
+        const Def* def = n->def_;
+        if (!well_formed_name(def->name)) refuse(def, "a name is required: lowercase letters, digits, '_' or '-'");
+        if (def->description == nullptr) refuse(def, "a description is required");
+        if (const char* what = contract_violation(*def); what != nullptr) refuse(def, what);
+        if (find(def->name) != nullptr) refuse(def, "its name is registered already");
+        registry_node<Def>** at = &head_;
+        while (*at != nullptr && std::string_view((*at)->def_->name) < def->name) at = &(*at)->next_;
+        n->next_ = *at;
+        *at = n;
+        return true;
+    }
+
+    // Unlinks n (a registrar going out of scope).
+    static void remove(registry_node<Def>* n) {
+        for (registry_node<Def>** at = &head_; *at != nullptr; at = &(*at)->next_)
+            if (*at == n) {
+                *at = n->next_;
+                return;
+            }
     }
 
 private:
-    friend class registrar<Def>;
-
     [[noreturn]] static void refuse(const Def* def, const char* what) {
         std::fprintf(stderr, "weft: %s '%s' is malformed: %s (see %s)\n", Def::kind.noun,
                      def->name != nullptr ? def->name : "(unnamed)", what, Def::kind.contract);
@@ -108,32 +146,14 @@ private:
         return true;
     }
 
-    static void add(registrar<Def>* r) {
-        const Def* def = r->def_;
-        if (!well_formed_name(def->name)) refuse(def, "a name is required: lowercase letters, digits, '_' or '-'");
-        if (def->description == nullptr) refuse(def, "a description is required");
-        if (const char* what = contract_violation(*def); what != nullptr) refuse(def, what);
-        if (find(def->name) != nullptr) refuse(def, "its name is registered already");
-        registrar<Def>** at = &head_;
-        while (*at != nullptr && std::string_view((*at)->def_->name) < def->name) at = &(*at)->next_;
-        r->next_ = *at;
-        *at = r;
-    }
-
-    static void remove(registrar<Def>* r) {
-        for (registrar<Def>** at = &head_; *at != nullptr; at = &(*at)->next_)
-            if (*at == r) {
-                *at = r->next_;
-                return;
-            }
-    }
-
-    static inline constinit registrar<Def>* head_ = nullptr;
+    static inline constinit registry_node<Def>* head_ = nullptr;
 };
 
 }  // namespace weft::detail
 
 // Registers `def`, a `const Def` of namespace scope defined in the same file,
 // at static initialization. Use it at namespace scope, once per definition.
-#define WEFT_REGISTER(def) \
-    static ::weft::detail::registrar<std::remove_cvref_t<decltype(def)>> weft_registrar_##def { &def }
+#define WEFT_REGISTER(def)                                                                                    \
+    static constinit ::weft::detail::registry_node<std::remove_cvref_t<decltype(def)>> weft_node_##def{&def}; \
+    [[maybe_unused]] static const bool weft_registered_##def =                                                \
+        ::weft::detail::registry<std::remove_cvref_t<decltype(def)>>::add(&weft_node_##def)
