@@ -20,6 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sched/policy.hpp"
+
 namespace weft::bench {
 
 namespace fs = std::filesystem;
@@ -304,6 +306,24 @@ option_spec opt_iters(long default_iters, std::string help) {
             .max = 1e12};
 }
 
+namespace {
+std::vector<std::string> sched_names() {
+    std::vector<std::string> names;
+    weft::detail::registry<weft::detail::sched_policy_def>::for_each(
+        [&](weft::detail::sched_policy_def const& d) { names.emplace_back(d.name); });
+    return names;
+}
+}  // namespace
+
+option_spec opt_sched_list(std::string default_value, std::string help) {
+    return {.name = "sched",
+            .kind = opt_kind::list,
+            .metavar = "LIST",
+            .default_value = std::move(default_value),
+            .help = std::move(help),
+            .choices_of = sched_names};
+}
+
 option_spec opt_sched() {
     return {.name = "sched",
             .kind = opt_kind::string,
@@ -362,6 +382,10 @@ std::string bound_text(double v) {
     return buf;
 }
 
+std::vector<std::string> choices_of(option_spec const& spec) {
+    return spec.choices_of != nullptr ? spec.choices_of() : spec.choices;
+}
+
 // Validates `value` for `spec`, returning its canonical text (sizes in bytes).
 std::string validate(std::string const& command, option_spec const& spec, std::string const& value) {
     auto bad = [&](std::string const& what) -> usage_error {
@@ -415,20 +439,23 @@ std::string validate(std::string const& command, option_spec const& spec, std::s
         range(v, "a number");
         return value;
     }
-    case opt_kind::string:
-        if (!spec.choices.empty() && std::find(spec.choices.begin(), spec.choices.end(), value) == spec.choices.end())
-            throw bad("one of " + join(spec.choices, ", "));
+    case opt_kind::string: {
+        std::vector<std::string> const choices = choices_of(spec);
+        if (!choices.empty() && std::find(choices.begin(), choices.end(), value) == choices.end())
+            throw bad("one of " + join(choices, ", "));
         return value;
+    }
     case opt_kind::list: {
         options tmp;
         tmp.set("x", value, true);
         auto items = tmp.list("x");
         if (items.empty()) throw bad("a comma-separated list");
-        if (!spec.choices.empty())
+        std::vector<std::string> const choices = choices_of(spec);
+        if (!choices.empty())
             for (auto const& item : items)
-                if (std::find(spec.choices.begin(), spec.choices.end(), item) == spec.choices.end())
+                if (std::find(choices.begin(), choices.end(), item) == choices.end())
                     throw usage_error(command + ": --" + spec.name + ": unknown name '" + item +
-                                      "'; valid: " + join(spec.choices, ", "));
+                                      "'; valid: " + join(choices, ", "));
         return value;
     }
     case opt_kind::flag: return "1";
@@ -498,7 +525,8 @@ std::string options_help(std::vector<option_spec> const& specs) {
         std::string left = "  --" + s.name;
         if (s.kind != opt_kind::flag) left += " " + (s.metavar.empty() ? std::string("VALUE") : s.metavar);
         std::string right = s.help;
-        if (!s.choices.empty()) right += " (" + join(s.choices, ", ") + ")";
+        if (std::vector<std::string> const choices = choices_of(s); !choices.empty())
+            right += " (" + join(choices, ", ") + ")";
         if (s.kind != opt_kind::flag && !s.default_value.empty()) right += " [default: " + s.default_value + "]";
         w = std::max(w, left.size());
         rows.emplace_back(std::move(left), std::move(right));

@@ -181,6 +181,11 @@ struct option_spec {
     double min = 0;  // integer, size, number: inclusive bounds
     double max = 1e18;
     std::vector<std::string> choices{};  // string, list
+    // Or, for names that parts of weft register (scheduling policies): the
+    // choices, asked when options are parsed or listed, after static
+    // initialisation has registered them (choices, a static experiment's
+    // member, would be filled before).
+    std::vector<std::string> (*choices_of)() = nullptr;
 };
 
 // Ready-made specs, so that experiments spell their common options alike.
@@ -188,6 +193,8 @@ option_spec opt_rounds(int default_rounds);
 option_spec opt_workers(int default_workers);
 option_spec opt_iters(long default_iters, std::string help = {});
 option_spec opt_sched();
+// --sched LIST: weft scheduling policies, each one weft registers.
+option_spec opt_sched_list(std::string default_value, std::string help);
 
 // A command-line mistake: the message names the option or value that was
 // wrong and what is valid. main() prints it and exits with status 2.

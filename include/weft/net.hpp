@@ -53,7 +53,7 @@ public:
 
 inline int self_node() noexcept { return weft_net_self_node(); }
 inline int num_nodes() noexcept { return weft_net_num_nodes(); }
-// The running job's transport ("inproc" or "mpi"); empty if no job runs.
+// The running job's transport ("inproc", "faulty" or "mpi"); empty if no job runs.
 inline std::string_view transport() noexcept {
     const char* t = weft_net_transport();
     return t != nullptr ? std::string_view(t) : std::string_view();

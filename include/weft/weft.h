@@ -824,7 +824,8 @@ typedef struct weft_port_id {
  * wins over its WEFT_* variable, as for weft_config_t (docs/env.md). */
 typedef struct weft_net_config {
     int nodes;                 /* nodes in the job, 1..1024; 0 = 1 */
-    const char *transport;     /* "inproc" or "mpi" (any case); NULL = WEFT_NET or "inproc" */
+    const char *transport;     /* "inproc", "faulty" or "mpi" (any case; docs/env.md);
+                                  NULL = WEFT_NET or "inproc" */
     int64_t latency_alpha_ns;  /* inproc: injected delay of a message to another node,  */
     int64_t latency_beta_ns;   /* alpha + beta * bytes ns; both 0 = WEFT_NET_LATENCY or none */
 } weft_net_config_t;
@@ -872,8 +873,8 @@ WEFT_API int weft_net_init(const weft_net_config_t *cfg);
 WEFT_API int weft_net_finalize(void);
 /* The number of nodes of the running job, 0 if none. Contexts: any. */
 WEFT_API int weft_net_num_nodes(void);
-/* The transport the running job runs on, as WEFT_NET spells it ("inproc" or
- * "mpi"), or NULL if no job is running. The string is static.
+/* The transport the running job runs on, as WEFT_NET spells it ("inproc",
+ * "faulty" or "mpi"), or NULL if no job is running. The string is static.
  * Contexts: any. */
 WEFT_API const char *weft_net_transport(void);
 /* The caller's node: the node it was spawned on (weft_net_spawn), inherited

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <string>
 
 #include "adapt/probe.hpp"
 #include "core/runtime.hpp"
@@ -154,10 +155,15 @@ private:
     std::int64_t bad_ns_;
 };
 
+const probe_def asat_probe_def = {
+    .name = "asat",
+    .description = "Severance & Enbody's timed barrier: the active workers pass a spinning barrier",
+    .interval_ms = tun::adapt_asat_interval_ms,
+    .make = [](std::string*) -> std::unique_ptr<probe> {
+        return std::make_unique<asat_probe>(tun::adapt_bad_transit_ns);
+    },
+};
+
 }  // namespace
-
-std::unique_ptr<probe> make_asat_probe(std::int64_t bad_transit_ns) {
-    return std::make_unique<asat_probe>(bad_transit_ns);
-}
-
+WEFT_REGISTER(asat_probe_def);
 }  // namespace weft::detail::adapt

@@ -81,25 +81,19 @@ void service::run() {
 
 std::unique_ptr<service> start(runtime* rt, const settings& s) {
     if (s.adapt == "off" || rt->nworkers < 2) return nullptr;
-    std::unique_ptr<probe> p;
+    const probe_def* def = registry<probe_def>::find(s.adapt);  // read_settings checked the name
+    std::string why;
+    std::unique_ptr<probe> p = def->make(&why);
+    if (p == nullptr) {
+        if (s.adapt_explicit)
+            std::fprintf(stderr, "weft: WEFT_ADAPT=%s: %s; the worker count stays fixed\n", def->name, why.c_str());
+        return nullptr;
+    }
     params prm;
     prm.bad_readings = tun::adapt_bad_readings;
     prm.good_readings = tun::adapt_good_readings;
-    if (s.adapt == "asat") {
-        p = make_asat_probe(tun::adapt_bad_transit_ns);
-        prm.interval_ms = tun::adapt_asat_interval_ms;
-    } else {
-        p = make_schedstat_probe();
-        prm.interval_ms = tun::adapt_schedstat_interval_ms;
-        if (p == nullptr) {
-            if (s.adapt_explicit)
-                std::fprintf(stderr, "weft: WEFT_ADAPT=schedstat: this kernel gives no per-thread schedstat "
-                                     "(/proc/self/task/TID/schedstat); the worker count stays fixed\n");
-            return nullptr;
-        }
-    }
+    prm.interval_ms = def->interval_ms;
     if (s.adapt_interval_ms != 0) prm.interval_ms = s.adapt_interval_ms;
-    std::string why;
     std::unique_ptr<core_budget> budget;
     if (s.budget_name != "off") {
         budget = core_budget::join(s.budget_name.empty() ? default_budget_name() : s.budget_name, rt->nworkers,

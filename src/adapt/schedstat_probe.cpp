@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "adapt/probe.hpp"
@@ -107,11 +108,19 @@ private:
     bool last_room_ = false;
 };
 
+const probe_def schedstat_probe_def = {
+    .name = "schedstat",
+    .description = "the kernel's account of how long the workers waited for a CPU, and of idle CPUs",
+    .interval_ms = tun::adapt_schedstat_interval_ms,
+    .make = [](std::string* why) -> std::unique_ptr<probe> {
+        if (run_delay_ns(self_tid()) < 0) {  // no CONFIG_SCHED_INFO
+            *why = "this kernel gives no per-thread schedstat (/proc/self/task/TID/schedstat)";
+            return nullptr;
+        }
+        return std::make_unique<schedstat_probe>();
+    },
+};
+
 }  // namespace
-
-std::unique_ptr<probe> make_schedstat_probe() {
-    if (run_delay_ns(self_tid()) < 0) return nullptr;
-    return std::make_unique<schedstat_probe>();
-}
-
+WEFT_REGISTER(schedstat_probe_def);
 }  // namespace weft::detail::adapt

@@ -4,15 +4,15 @@
 
 #include <sched.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <span>
 #include <string>
-#include <vector>
 
+#include "adapt/probe.hpp"
+#include "core/registry.hpp"
 #include "core/tunables.hpp"
 #include "sched/policy.hpp"
 
@@ -40,12 +40,6 @@ void complain(const char* what, std::string_view value, const std::string& valid
 }
 
 namespace {
-
-std::string lowercase(std::string_view text) {
-    std::string s(text);
-    for (char& c : s) c = lower(c);
-    return s;
-}
 
 // Rule 3: the index of `text` in `words`, ignoring case; -1 if absent.
 int find_keyword(std::string_view text, std::span<const std::string_view> words) {
@@ -90,23 +84,6 @@ std::string size_valid(std::size_t min, std::size_t max) {
 constexpr std::string_view kSwitchWords[] = {"1", "on", "true", "0", "off", "false"};
 constexpr int kOnCount = 3;
 constexpr std::string_view kDeadlockWords[] = {"abort", "off"};
-
-// The registered policies, in alphabetical order (registration follows the
-// order of static initialization, which the language leaves open).
-std::string sorted_policy_names() {
-    std::vector<std::string> names;
-    std::string all = policy_names();
-    for (std::size_t pos = 0; pos <= all.size();) {
-        std::size_t comma = all.find(", ", pos);
-        if (comma == std::string::npos) comma = all.size();
-        names.push_back(all.substr(pos, comma - pos));
-        pos = comma + 2;
-    }
-    std::sort(names.begin(), names.end());
-    std::string out;
-    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-    return out;
-}
 
 int cgroup_cpu_limit() {
     // cgroup v2: "max 100000" or "<quota> <period>".
@@ -245,9 +222,10 @@ int read_settings(const weft_config_t* cfg, settings* out) {
     const bool sched_field = cfg != nullptr && cfg->sched != nullptr;
     const char* sched = sched_field ? cfg->sched : env_value("WEFT_SCHED");
     if (sched == nullptr) sched = "ws";  // why: docs/design/ws.md, "The default policy"
-    const sched_policy_def* policy = find_policy(lowercase(sched).c_str());
+    const sched_policy_def* policy = registry<sched_policy_def>::find(sched);
     if (policy == nullptr) {
-        complain(sched_field ? "weft_config_t.sched" : "WEFT_SCHED", sched, "one of " + sorted_policy_names());
+        complain(sched_field ? "weft_config_t.sched" : "WEFT_SCHED", sched,
+                 "one of " + registry<sched_policy_def>::names());
         return EINVAL;
     }
     s.sched = policy->name;
@@ -328,17 +306,19 @@ int read_settings(const weft_config_t* cfg, settings* out) {
     // Adaptive worker count (src/adapt; why schedstat is the default:
     // docs/design/adapt.md, "Two probes").
     {
-        static constexpr std::string_view kAdaptWords[] = {"schedstat", "asat", "off"};
         const bool field = cfg != nullptr && cfg->adapt != nullptr;
         const char* e = field ? cfg->adapt : env_value("WEFT_ADAPT");
         s.adapt = "schedstat";
         if (e != nullptr) {
-            int k = find_keyword(e, kAdaptWords);
-            if (k < 0) {
-                complain(field ? "weft_config_t.adapt" : "WEFT_ADAPT", e, "one of " + join_words(kAdaptWords));
+            if (iequals(e, "off")) {
+                s.adapt = "off";
+            } else if (const adapt::probe_def* p = registry<adapt::probe_def>::find(e); p != nullptr) {
+                s.adapt = p->name;
+            } else {
+                complain(field ? "weft_config_t.adapt" : "WEFT_ADAPT", e,
+                         "one of " + registry<adapt::probe_def>::names() + ", off");
                 return EINVAL;
             }
-            s.adapt = kAdaptWords[k];
             s.adapt_explicit = true;
         }
         if (const char* iv = env_value("WEFT_ADAPT_INTERVAL"); iv != nullptr) {

@@ -36,7 +36,7 @@ struct settings {
     bool deadlock_abort = true;  // WEFT_DEADLOCK: report and abort (true) or wait (false)
     bool ws_yield = true;        // WEFT_WS_YIELD: an idle ws worker yields between failed steal rounds
     std::string trace_path;      // WEFT_TRACE: empty = no trace
-    std::string adapt;           // WEFT_ADAPT: "off", "asat" or "schedstat" (src/adapt)
+    std::string adapt;           // WEFT_ADAPT: "off" or a registered probe's name (adapt/probe.hpp)
     bool adapt_explicit = false; // asked for (field or variable), not the default
     int adapt_interval_ms = 0;   // WEFT_ADAPT_INTERVAL: 0 = the mode's default
     std::string budget_name;     // WEFT_BUDGET: a shm name, "off", or empty = the per-user default

@@ -121,7 +121,7 @@ int start_runtime(const weft_config_t* cfg, ult* adopt = nullptr) {
     g_measure = s.measure;
     g_tracing = !s.trace_path.empty();
     if (g_measure) calibrate_ticks();
-    rt->policy = find_policy(s.sched.c_str());
+    rt->policy = registry<sched_policy_def>::find(s.sched);
     rt->policy_state = rt->policy->create(s.workers);
     rt->nworkers = s.workers;
     rt->active.store(s.workers, memory_order_relaxed);

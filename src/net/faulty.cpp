@@ -415,6 +415,8 @@ int faulty_resume(int rank) {
 
 static_assert(faulty_plan{}.receiver_wait_ns == kReceiverWaitNs, "a faulty job waits for receivers as others do");
 
+namespace {
+
 int make_faulty_transport(const transport_config& cfg, std::unique_ptr<transport>* out) {
     std::int64_t timeout_ns = 0;
     if (int rc = read_peer_timeout(&timeout_ns); rc != 0) return rc;
@@ -438,4 +440,12 @@ int make_faulty_transport(const transport_config& cfg, std::unique_ptr<transport
     return 0;
 }
 
+const transport_def faulty_transport = {
+    .name = "faulty",
+    .description = "every node in this process, weft's wire protocol over a link that injects faults (tests)",
+    .make = make_faulty_transport,
+};
+
+}  // namespace
+WEFT_REGISTER(faulty_transport);
 }  // namespace weft::detail::net

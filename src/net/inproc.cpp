@@ -40,19 +40,16 @@ private:
     std::int64_t beta_;
 };
 
+const transport_def inproc_transport = {
+    .name = "inproc",
+    .description = "every node in this process, with the injected latency alpha + beta * bytes",
+    .make =
+        [](const transport_config& cfg, std::unique_ptr<transport>* out) {
+            out->reset(new (std::nothrow) inproc(cfg.alpha_ns, cfg.beta_ns_per_byte));
+            return *out ? 0 : ENOMEM;
+        },
+};
+
 }  // namespace
-
-const char* transport_names() { return WEFT_HAVE_MPI ? "inproc, faulty, mpi" : "inproc, faulty"; }
-
-int make_transport(const transport_config& cfg, std::unique_ptr<transport>* out) {
-    if (int rc = 0; take_link_once(out, &rc)) return rc;
-#if WEFT_HAVE_MPI
-    if (cfg.name == "mpi") return make_mpi_transport(cfg, out);
-#endif
-    if (cfg.name == "faulty") return make_faulty_transport(cfg, out);
-    if (cfg.name != "inproc") return EINVAL;
-    out->reset(new (std::nothrow) inproc(cfg.alpha_ns, cfg.beta_ns_per_byte));
-    return *out ? 0 : ENOMEM;
-}
-
+WEFT_REGISTER(inproc_transport);
 }  // namespace weft::detail::net

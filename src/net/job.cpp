@@ -23,8 +23,6 @@ atomic<job*> g_job{nullptr};
 spinlock g_job_lock;  // init and finalize
 bool g_starting = false;  // under g_job_lock: an init or finalize is in its transport's start or stop
 
-std::string transport_valid() { return std::string("one of: ") + transport_names(); }
-
 std::string latency_valid() {
     return "ALPHA_NS,BETA_NS_PER_BYTE: two integers, alpha at most " + std::to_string(kMaxAlphaNs) +
            " and beta at most " + std::to_string(kMaxBetaNs) + " (e.g. 2000,1)";
@@ -56,13 +54,9 @@ int read_net_settings(const weft_net_config_t* cfg, std::uint32_t* nodes, transp
         name = env_value("WEFT_NET");
         what = "WEFT_NET";
     }
-    out->name = "inproc";
-    if (name != nullptr && WEFT_HAVE_MPI && iequals(name, "mpi")) {
-        out->name = "mpi";
-    } else if (name != nullptr && iequals(name, "faulty")) {
-        out->name = "faulty";
-    } else if (name != nullptr && !iequals(name, "inproc")) {
-        complain(what, name, transport_valid());
+    out->def = registry<transport_def>::find(name != nullptr ? name : "inproc");
+    if (out->def == nullptr) {
+        complain(what, name, "one of " + registry<transport_def>::names());
         return EINVAL;
     }
 
@@ -111,7 +105,8 @@ WEFT_API int weft_net_init(const weft_net_config_t* cfg) {
     }
     int rc = 0;
     std::unique_ptr<transport> tp;
-    if ((rc = make_transport(tc, &tp)) == 0 && tp->nodes() != 0) {
+    if (!take_link_once(&tp, &rc)) rc = tc.def->make(tc, &tp);
+    if (rc == 0 && tp->nodes() != 0) {
         if (tc.nodes != 0 && tc.nodes != tp->nodes()) {
             std::fprintf(stderr,
                          "weft: weft_net_config_t.nodes=%u disagrees with the %s transport's %u nodes (the job's "

@@ -426,8 +426,6 @@ private:
     std::size_t ring_head_ = 0;              // the oldest receive of the ring
 };
 
-}  // namespace
-
 int make_mpi_transport(const transport_config&, std::unique_ptr<transport>* out) {
     std::int64_t timeout_ns = 0;
     if (int rc = read_peer_timeout(&timeout_ns); rc != 0) return rc;
@@ -440,4 +438,12 @@ int make_mpi_transport(const transport_config&, std::unique_ptr<transport>* out)
     return make_protocol_transport("mpi", std::move(eps), out);
 }
 
+const transport_def mpi_transport = {
+    .name = "mpi",
+    .description = "one node per MPI rank (under mpiexec), weft's wire protocol over MPI",
+    .make = make_mpi_transport,
+};
+
+}  // namespace
+WEFT_REGISTER(mpi_transport);
 }  // namespace weft::detail::net

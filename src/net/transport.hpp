@@ -24,6 +24,7 @@
 #include <memory>
 #include <string>
 
+#include "core/registry.hpp"
 #include "net/message.hpp"
 #include "weft/weft.h"
 
@@ -79,18 +80,34 @@ public:
     virtual void report_loss(std::uint32_t /*node*/, std::uint64_t /*sender*/, const weft_port_id_t& /*to*/) {}
 };
 
+struct transport_def;
+
 struct transport_config {
-    std::string name;           // a name transport_names() lists
-    std::uint32_t nodes = 0;    // the configured nodes (weft_net_config_t.nodes), 0: not set
-    std::int64_t alpha_ns = 0;  // inproc: injected delay per message to another node
+    const transport_def* def = nullptr;  // the registered transport WEFT_NET names
+    std::uint32_t nodes = 0;             // the configured nodes (weft_net_config_t.nodes), 0: not set
+    std::int64_t alpha_ns = 0;           // inproc: injected delay per message to another node
     std::int64_t beta_ns_per_byte = 0;
 };
 
-// The transports this build has, for messages: "inproc, faulty", or "inproc, faulty, mpi".
-const char* transport_names();
-// Makes the transport cfg.name names into *out: 0, or EINVAL (a message on
-// stderr says why: mpi could not start), or ENOMEM.
-[[nodiscard]] int make_transport(const transport_config& cfg, std::unique_ptr<transport>* out);
+// A transport is one file in src/net/ that defines a `transport_def` and
+// registers it with WEFT_REGISTER (core/registry.hpp); WEFT_NET (and
+// weft_net_config_t.transport) names it. mpi.cpp is built only with MPI, so
+// a build without MPI has no mpi to name.
+struct transport_def {
+    static constexpr plug_kind kind{"transport", "src/net/transport.hpp"};
+    const char* name = nullptr;  // as WEFT_NET spells it, and transport::name() returns it
+    const char* description = nullptr;
+    // Called by weft_net_init on the calling thread, outside every lock:
+    // makes the transport for cfg into *out. 0, or EINVAL (a message on
+    // stderr says why: mpi could not start), or ENOMEM.
+    int (*make)(const transport_config& cfg, std::unique_ptr<transport>* out) = nullptr;
+};
+
+// What a definition gets wrong against this contract (core/registry.hpp).
+inline const char* contract_violation(const transport_def& def) {
+    return def.make == nullptr ? "make is required" : nullptr;
+}
+
 // A link of the caller's own for the next weft_net_init (fuzz/net_frames.cpp
 // plays a peer rank through one): that job's transport is the protocol over
 // it, named `name` (a static string), with the peer timeout off, whatever
@@ -98,12 +115,9 @@ const char* transport_names();
 // never meets it.
 class link;
 void use_link_once(std::unique_ptr<link> l, const char* name);
-// make_transport's first look: true and *rc (0, or ENOMEM) if a link waits
+// weft_net_init's first look: true and *rc (0, or ENOMEM) if a link waits
 // from use_link_once (it is taken into *out).
 bool take_link_once(std::unique_ptr<transport>* out, int* rc);
-// faulty.cpp's part of make_transport: the protocol over the faulty link,
-// every node in this process, with the faults of the plan set last.
-[[nodiscard]] int make_faulty_transport(const transport_config& cfg, std::unique_ptr<transport>* out);
 
 // The faults the next WEFT_NET=faulty job injects (faulty.cpp): a test sets
 // them before weft_net_init; a program run with WEFT_NET=faulty gets the
@@ -145,10 +159,5 @@ struct faulty_counts {
 faulty_counts faulty_observed();
 [[nodiscard]] int faulty_stall(int rank);
 [[nodiscard]] int faulty_resume(int rank);
-
-#if WEFT_HAVE_MPI
-// mpi.cpp's part of make_transport: the protocol over the mpi link.
-[[nodiscard]] int make_mpi_transport(const transport_config& cfg, std::unique_ptr<transport>* out);
-#endif
 
 }  // namespace weft::detail::net

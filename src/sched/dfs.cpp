@@ -523,5 +523,5 @@ const sched_policy_def dfs_policy = {
 };
 
 }  // namespace
-WEFT_REGISTER_POLICY(dfs_policy);
+WEFT_REGISTER(dfs_policy);
 }  // namespace weft::detail

@@ -27,5 +27,5 @@ const sched_policy_def fifo_policy = {
 };
 
 }  // namespace
-WEFT_REGISTER_POLICY(fifo_policy);
+WEFT_REGISTER(fifo_policy);
 }  // namespace weft::detail

@@ -33,5 +33,5 @@ const sched_policy_def lifo_policy = {
 };
 
 }  // namespace
-WEFT_REGISTER_POLICY(lifo_policy);
+WEFT_REGISTER(lifo_policy);
 }  // namespace weft::detail

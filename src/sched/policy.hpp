@@ -3,7 +3,8 @@
 // The core (src/core) decides *when* a thread stops or starts running; a policy
 // decides *which* ready thread a worker runs next. A policy is one file in
 // src/sched/ that defines a `sched_policy_def` and registers it with
-// WEFT_REGISTER_POLICY; nothing else in the tree changes (Narlikar & Blelloch's closing wish).
+// WEFT_REGISTER (core/registry.hpp); nothing else in the tree changes
+// (Narlikar & Blelloch's closing wish). WEFT_SCHED names it.
 //
 // Callbacks (Argobots' ABT_sched_def style: who calls, when, what is undefined):
 //
@@ -83,7 +84,7 @@
 //                            (Narlikar & Blelloch: every live thread holds a place in one
 //                            global order, and a memory quota bounds what a
 //                            thread allocates between two scheduling points).
-//                            All five or none: register_policy refuses a
+//                            All five or none: registration refuses a
 //                            partial set. A policy that orders only its ready
 //                            threads (fifo, lifo, ws) leaves `space` out.
 //   space.on_block(self, w, t)
@@ -180,14 +181,16 @@
 //
 // Definitions use designated initializers (`.name = ..., .spawn = ...`), so a
 // callback added here never touches existing policies: omitted ones are null.
-// register_policy checks the required callbacks and the all-or-none `space`
-// group, and aborts with a message naming the policy and what is missing.
+// Registration checks the required callbacks and the all-or-none `space`
+// group (contract_violation, below), and aborts with a message naming the
+// policy and what is missing.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include "core/registry.hpp"
 #include "weft/weft.h"
 
 namespace weft::detail {
@@ -225,6 +228,7 @@ struct sched_space_hooks {
 };
 
 struct sched_policy_def {
+    static constexpr plug_kind kind{"scheduling policy", "src/sched/policy.hpp"};
     const char* name = nullptr;
     const char* description = nullptr;
     void* (*create)(int workers) = nullptr;
@@ -243,17 +247,18 @@ struct sched_policy_def {
     int idle_yield_rounds = 0;                          // optional (see above)
 };
 
-// The registry. Policies register themselves at static-initialization time.
-void register_policy(const sched_policy_def* def);
-const sched_policy_def* find_policy(const char* name);
-// "fifo, lifo" — the registered names, for error messages and help text.
-std::string policy_names();
-
-struct policy_registrar {
-    explicit policy_registrar(const sched_policy_def* def) { register_policy(def); }
-};
+// What a definition gets wrong against this contract (core/registry.hpp asks
+// when it registers): the required callbacks, the all-or-none space hooks.
+inline const char* contract_violation(const sched_policy_def& def) {
+    if (def.create == nullptr || def.destroy == nullptr || def.spawn == nullptr || def.ready == nullptr ||
+        def.pick_next == nullptr)
+        return "create, destroy, spawn, ready and pick_next are required";
+    const sched_space_hooks& h = def.space;
+    const int space = (h.on_block != nullptr) + (h.on_exit != nullptr) + (h.on_alloc != nullptr) +
+                      (h.on_run != nullptr) + (h.alloc_turn != nullptr);
+    if (space != 0 && space != 5)
+        return "space needs all five hooks (on_block, on_exit, on_alloc, on_run, alloc_turn) or none";
+    return nullptr;
+}
 
 }  // namespace weft::detail
-
-#define WEFT_REGISTER_POLICY(def) \
-    static const ::weft::detail::policy_registrar weft_policy_registrar_##def{&def}

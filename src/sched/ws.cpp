@@ -375,5 +375,5 @@ const sched_policy_def ws_policy = {
 };
 
 }  // namespace
-WEFT_REGISTER_POLICY(ws_policy);
+WEFT_REGISTER(ws_policy);
 }  // namespace weft::detail

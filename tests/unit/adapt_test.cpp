@@ -97,7 +97,7 @@ TEST_F(AdaptApi, a_bad_config_field_names_the_field_and_the_valid_values) {
     ::testing::internal::CaptureStderr();
     EXPECT_EQ(weft_init(&c), EINVAL);
     EXPECT_EQ(::testing::internal::GetCapturedStderr(),
-              "weft: weft_config_t.adapt='sometimes' is invalid: expected one of schedstat, asat, off\n");
+              "weft: weft_config_t.adapt='sometimes' is invalid: expected one of asat, schedstat, off\n");
 }
 
 TEST_F(AdaptApi, the_probe_modes_start_a_controller) {

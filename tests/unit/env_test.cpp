@@ -33,7 +33,7 @@ std::string valid_values(const std::string& var) {
     if (var == "WEFT_STATS") return "one of 1, on, true, 0, off, false";
     if (var == "WEFT_DEADLOCK") return "one of abort, off";
     if (var == "WEFT_WS_YIELD") return "one of 1, on, true, 0, off, false";
-    if (var == "WEFT_ADAPT") return "one of schedstat, asat, off";
+    if (var == "WEFT_ADAPT") return "one of asat, schedstat, off";
     if (var == "WEFT_ADAPT_INTERVAL") return "a number of milliseconds from 10 to 60000";
     if (var == "WEFT_BUDGET") return "off, or a shared-memory name: '/' then 1 to 250 characters, no other '/'";
     if (var == "WEFT_MPI_THREAD") return "one of funneled, multiple";

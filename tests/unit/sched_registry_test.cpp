@@ -1,4 +1,5 @@
-// The policy registry (src/sched/policy.hpp, registry.cpp): which callbacks each
+// The policy contract (src/sched/policy.hpp) as the registry enforces it
+// (src/core/registry.hpp): which callbacks each
 // built-in policy fills, and the refusal of a definition that breaks the
 // contract (negative: a missing required callback, a partial set of space
 // hooks), which stops the program with a message naming the policy.
@@ -25,8 +26,8 @@ bool no_space(const sched_policy_def* d) {
 // requirement: the space-efficient policy fills every space hook, the others none.
 TEST(SchedRegistry, only_dfs_has_space_hooks) {
     for (const char* name : {"fifo", "lifo", "ws", "dfs"}) {
-        const sched_policy_def* d = find_policy(name);
-        ASSERT_NE(d, nullptr) << name << " is not registered; registered: " << policy_names();
+        const sched_policy_def* d = registry<sched_policy_def>::find(name);
+        ASSERT_NE(d, nullptr) << name << " is not registered; registered: " << registry<sched_policy_def>::names();
         EXPECT_NE(d->pick_next, nullptr) << name;
         if (std::strcmp(name, "dfs") == 0) EXPECT_TRUE(has_space(d)) << name;
         else EXPECT_TRUE(no_space(d)) << name;
@@ -36,6 +37,7 @@ TEST(SchedRegistry, only_dfs_has_space_hooks) {
 sched_policy_def minimal(const char* name) {
     sched_policy_def d;
     d.name = name;
+    d.description = "a test's";
     d.create = [](int) -> void* { return nullptr; };
     d.destroy = [](void*) {};
     d.spawn = [](void*, int, ult*, ult*) { return false; };
@@ -49,7 +51,8 @@ TEST(SchedRegistryDeathTest, partial_space_hooks_are_refused) {
     GTEST_FLAG_SET(death_test_style, "threadsafe");
     static sched_policy_def d = minimal("partial");
     d.space.on_run = [](void*, int, ult*) {};
-    EXPECT_DEATH(register_policy(&d), "policy 'partial' is malformed: space needs all five hooks");
+    EXPECT_DEATH(registrar<sched_policy_def> r{&d},
+                 "scheduling policy 'partial' is malformed: space needs all five hooks");
 }
 
 // negative: a required callback missing.
@@ -57,7 +60,8 @@ TEST(SchedRegistryDeathTest, missing_pick_next_is_refused) {
     GTEST_FLAG_SET(death_test_style, "threadsafe");
     static sched_policy_def d = minimal("no_pick");
     d.pick_next = nullptr;
-    EXPECT_DEATH(register_policy(&d), "policy 'no_pick' is malformed: .*pick_next are required");
+    EXPECT_DEATH(registrar<sched_policy_def> r{&d},
+                 "scheduling policy 'no_pick' is malformed: .*pick_next are required");
 }
 
 }  // namespace
