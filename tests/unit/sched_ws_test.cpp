@@ -482,6 +482,8 @@ void* wait_for_thief(void* p) {
 // the other worker is parked, the child spins, and the parent's continuation
 // can only run if the push of it woke the parked worker, which steals it.
 TEST(SchedWsConcurrency, continuation_push_wakes_a_parked_worker) {
+    // A loaded machine would have the controller drop the other worker, which then steals nothing.
+    wt::scoped_env no_adapt("WEFT_ADAPT", "off");
     START_RUNTIME("ws", 2);
     int rounds_parked = 0;
     on_weft_thread([&] {
