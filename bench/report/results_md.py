@@ -546,7 +546,7 @@ def pde_tables(recs):
     for transport in ordered([r.get("transport") for r in recs], first=("inproc", "mpi")):
         if transport == "raw_mpi":
             continue
-        sub = [r for r in recs if r.get("transport") == transport]
+        sub = [r for r in recs if r.get("transport") == transport and "target" not in r]
         rows = []
         for ranks in ordered([r.get("ranks") for r in sub]):
             for n in ordered([r.get("n") for r in sub if r.get("ranks") == ranks]):
@@ -706,7 +706,8 @@ def provenance(name, recs, suite, path):
 def block(name, recs, suite, path):
     tables_fn, derived_fn = SPECS.get(name, (None, None))
     out = [provenance(name, recs, suite, path), ""]
-    derived = derived_fn(recs) if derived_fn else []
+    # An experiment's own target rows, where its run wrote them, take precedence.
+    derived = derived_fn(recs) if derived_fn and not recorded_targets(recs) else []
     tgt = derived or recorded_targets(recs)
     if tgt:
         out += ["Targets:", "", targets_table(tgt, bool(derived)), ""]
