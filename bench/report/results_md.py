@@ -137,7 +137,7 @@ def md_table(headers, rows, right=()):
 
 BOUND_SIGN = {"at_most": "≤", "at_least": "≥", "below": "<", "above": ">"}
 # Fields that tell one target row from another of the same name, in the order they are named.
-TARGET_QUALIFIERS = ("app", "program", "scenario", "mode", "weft_adapt", "processes", "transport", "ranks")
+TARGET_QUALIFIERS = ("app", "program", "scenario", "mode", "weft_adapt", "processes", "transport", "ranks", "connections")
 
 
 def target(name, value, bound, met, kind=None, value_text=None, note=""):
@@ -153,7 +153,7 @@ def recorded_targets(recs):
     for r in recs:
         t = r.get("target")
         if isinstance(t, str):
-            quals = [f"{k}={r[k]}" if k in ("processes", "ranks") else str(r[k])
+            quals = [f"{k}={r[k]}" if k in ("processes", "ranks", "connections") else str(r[k])
                      for k in TARGET_QUALIFIERS if k in r and r[k] is not None
                      and not (k == "app" and t.startswith(str(r[k]) + "_"))]  # suite000 names its app
             name = f"`{t}`" + (" (" + ", ".join(quals) + ")" if quals else "")
