@@ -45,6 +45,7 @@ ult* current_ult() {
 
 void set_current_worker(worker* w) {
     tls_worker = w;
+    t_spin_census = w != nullptr ? &w->census : nullptr;
     if (w != nullptr) {
         w->eh_globals = abi::__cxa_get_globals();
         w->kernel_tp = arch::thread_pointer();
@@ -60,6 +61,7 @@ namespace {
 // once per function, and these must reach the block made current just before.
 [[gnu::noinline]] void note_worker_in_current_block(worker* w) {
     tls_worker = w;
+    t_spin_census = &w->census;
     asm volatile("" ::: "memory");
 }
 [[gnu::noinline]] void* eh_globals_in_current_block() { return abi::__cxa_get_globals(); }
@@ -123,7 +125,7 @@ void finish_switch(worker* w) {
     case post_switch::unlock:
         w->pending = post_switch::none;
         prev->suspended.store(1, memory_order_release);
-        atomic_ref<std::uint32_t>(*w->pending_lock).store(0, memory_order_release);
+        spinlock_ref(*w->pending_lock).unlock();  // counted on this worker, where it was taken
         // block() could not fire expired timers while it held that lock; do it
         // now, or a worker whose ults only block and wake one another would
         // never service a timer.

@@ -101,7 +101,7 @@ inline constexpr std::size_t eh_bytes = 2 * sizeof(void*);
     ult* next = pick(w, /*fire_timers=*/lock == nullptr);
     if (next == self) {
         // Woken before it could block (lock-free wake-ups such as join).
-        if (lock != nullptr) atomic_ref<std::uint32_t>(*lock).store(0, memory_order_release);
+        if (lock != nullptr) spinlock_ref(*lock).unlock();
         return w;
     }
     if (next == nullptr) next = w->idle;

@@ -22,6 +22,7 @@
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
 #include "sync/asymmetric_fence.hpp"
+#include "sync/fork_gate.hpp"
 
 namespace weft::detail {
 
@@ -208,6 +209,13 @@ int start_runtime(const weft_config_t* cfg, ult* adopt = nullptr) {
 
 }  // namespace
 
+void fork_quiesce() {
+    close_fork_gate();
+    if (runtime* rt = g_rt; rt != nullptr)
+        for (auto& w : rt->workers) wait_until_released(w->census);
+    wait_until_outside_released();
+}
+
 void fork_prepare() {
     init_mutex.lock();
     keys_hold_for_fork(true);
@@ -216,9 +224,11 @@ void fork_prepare() {
 void fork_parent() {
     keys_hold_for_fork(false);
     init_mutex.unlock();
+    open_fork_gate();
 }
 
 int fork_child() {
+    open_fork_gate();  // copied closed; the other kernel threads it held back do not exist here
     keys_hold_for_fork(false);
     init_mutex.unlock();
     runtime* old = g_rt;

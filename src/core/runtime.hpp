@@ -127,7 +127,9 @@ worker* current_worker();
 worker* ensure_runtime();
 
 // fork() from a process running weft (libweft-pthread's atfork handlers,
-// src/shim/fork.cpp). fork_prepare takes the runtime's process-wide locks (its
+// src/shim/fork.cpp). fork_quiesce, first, closes the fork gate and waits
+// until no other kernel thread holds one of the runtime's spinlocks
+// (sync/fork_gate.hpp); the caller must hold none. fork_prepare then takes the runtime's process-wide locks (its
 // start-up lock, key creation) so that no other kernel thread holds one when
 // the process is copied; fork_parent releases them. fork_child, in the child
 // (one kernel thread: the forking one), releases them and starts a fresh
@@ -136,6 +138,7 @@ worker* ensure_runtime();
 // other workers do not exist in the child, is abandoned, not freed. It takes
 // the old runtime's policy and stack size, statistics off (the parent prints
 // its own). Returns 0 or the error of the new runtime's start.
+void fork_quiesce();
 void fork_prepare();
 void fork_parent();
 int fork_child();

@@ -48,6 +48,9 @@ struct alignas(64) worker {
     std::uint64_t id_next = 0;         // ids handed out in blocks, no shared counter
     std::uint64_t id_end = 0;
     int index = 0;
+    // The spinlocks this kernel thread holds (sync/primitives.hpp): written by
+    // the owner, read by a thread preparing fork() (sync/fork_gate.hpp).
+    spin_census census;
 
     // --- Statistics: written by the owner, read by anyone (relaxed) ---------
     alignas(64) atomic<std::uint64_t> switches{0};

@@ -7,8 +7,10 @@
 // the program's (a constructor that runs before the program's and before
 // start.cpp's), so that
 //   - its prepare runs last: the program's prepare handlers may block as weft
-//     threads (a weft mutex), which needs the runtime whole; then the runtime's
-//     process-wide locks are taken, and nothing switches until the copy;
+//     threads (a weft mutex), which needs the runtime whole; then the other
+//     kernel threads finish their spinlock critical sections and start no
+//     other (core/runtime.hpp, fork_quiesce), the runtime's process-wide locks
+//     are taken, and nothing switches until the copy;
 //   - its child handler runs first: the child's runtime is a fresh one of one
 //     worker, on the forking kernel thread, whose main weft thread is the
 //     thread that forked (core/runtime.hpp, fork_child), before the program's
@@ -30,7 +32,8 @@ namespace {
 
 void prepare() {
     if (!ready()) return;
-    signals_fork_prepare();  // first: the signal thread takes its lock, then the runtime's
+    detail::fork_quiesce();  // before any lock: no other kernel thread holds a spinlock from here on
+    signals_fork_prepare();  // then the signal thread's lock, then the runtime's
     detail::fork_prepare();
 }
 

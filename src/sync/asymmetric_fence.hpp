@@ -1,4 +1,4 @@
-// weft::detail — asymmetric fences: a free fence for the hot side of a
+// weft::detail — fences, and asymmetric ones: a free fence for the hot side of a
 // store-buffering handshake, and an expensive one for the rare side.
 //
 // Two handshakes in the runtime have the shape "A: store x; load y" against
@@ -13,9 +13,11 @@
 // membarrier is missing, both sides fall back to a seq_cst fence.
 #pragma once
 
-#include "sync/primitives.hpp"
+#include <atomic>
 
 namespace weft::detail {
+
+inline void fence_seq_cst() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 
 // True once membarrier registration succeeded (set by init_asymmetric_fence).
 extern bool g_membarrier;
