@@ -151,6 +151,16 @@ rx_waiter* claim_receiver(port* p) {
     return nullptr;
 }
 
+// The oldest blocked sender, unlinked to retry (result 0), or null (port lock
+// held); the caller wakes it once the lock is released. Called wherever room
+// appears that no sender will fill otherwise: a receive took a message, or a
+// message passed through the empty port to a receiver (put's hand-off).
+wait_record* next_sender(port* p) {
+    wait_record* tx = wait_list(p->tx_head, p->tx_tail).pop_front();
+    if (tx != nullptr) tx->result = 0;
+    return tx;
+}
+
 // Whether a message of len bytes goes straight to p's oldest receiver (p's
 // lock held): it waits on this port alone with room for it, nothing is queued
 // before the message, and the message is ready.
@@ -221,9 +231,7 @@ int take_locked(port* p, const weft_port_id_t& id, void* buf, std::size_t cap, w
     if (p->head == nullptr) p->tail = nullptr;
     --p->count;
     p->bytes -= m->len;
-    // Room for one more: the oldest blocked sender retries.
-    wait_record* tx = wait_list(p->tx_head, p->tx_tail).pop_front();
-    if (tx != nullptr) tx->result = 0;
+    wait_record* tx = next_sender(p);  // room for one more
     lk.unlock();
     if (m->len != 0) std::memcpy(buf, m->bytes(), m->len);
     fill_status(st, id, m->h, m->len);
@@ -676,12 +684,24 @@ int put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, 
     if (int rc = admissible(p, to, len); rc != 0) return rc;
     message* m = nullptr;
     bool waited = false;
+    // A woken sender that leaves without its message in the port passes its
+    // wake-up on: the room it was woken for may be all there is.
+    auto out_of_memory = [&] {
+        if (waited) {
+            spinlock_ref lk(p->lock);
+            lk.lock();
+            wait_record* tx = next_sender(p);
+            lk.unlock();
+            if (tx != nullptr) wake(tx);
+        }
+        return ENOMEM;
+    };
     for (;;) {
         // Copy first, outside the lock, unless a receiver seems to wait: then
         // the copy may go straight into its buffer.
         if (m == nullptr && p->rx_waiting.load(memory_order_relaxed) == 0) {
             m = make_message(h, buf, len);
-            if (m == nullptr) return ENOMEM;
+            if (m == nullptr) return out_of_memory();
         }
         spinlock_ref lk(p->lock);
         lk.lock();
@@ -703,12 +723,17 @@ int put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, 
         if (hand_off_now(p, h, len)) {
             // The hand-off: the oldest receiver waits on this port alone and
             // nothing is queued before us. Claimed under the lock (so neither
-            // its timer nor another sender can), filled after it.
+            // its timer nor another sender can), filled after it. The port
+            // stays empty, so no receive will wake a sender blocked on it:
+            // this put wakes the oldest (docs/design/net.md, "Who wakes a
+            // blocked sender").
             rx_waiter* w = claim_receiver(p);
+            wait_record* tx = next_sender(p);
             lk.unlock();
             if (len != 0) std::memcpy(w->buf, m != nullptr ? m->bytes() : buf, len);
             free_message(m);
             port_hand_over(w, to, h, len);
+            if (tx != nullptr) wake(tx);
             return 0;
         }
         if (p->count >= p->max_msgs || p->bytes + len > p->max_bytes) {
@@ -734,7 +759,7 @@ int put(job& j, const weft_port_id_t& to, const msg_header& h, const void* buf, 
         if (m == nullptr) {
             lk.unlock();
             m = make_message(h, buf, len);
-            if (m == nullptr) return ENOMEM;
+            if (m == nullptr) return out_of_memory();
             continue;
         }
         if (p->tail != nullptr) p->tail->next = m;

@@ -37,6 +37,28 @@ protected:
     bool started_ = false;
 };
 
+// A job of Nodes in-process nodes on runtime_fixture's runtime (every
+// scheduler, the test's worker counts), started in SetUp and ended in TearDown.
+template <int Nodes>
+class net_job_fixture : public runtime_fixture {
+protected:
+    void SetUp() override {
+        runtime_fixture::SetUp();
+        if (HasFatalFailure()) return;
+        weft_net_config_t c{};
+        c.nodes = Nodes;
+        ASSERT_EQ(weft_net_init(&c), 0);
+        started_ = true;
+    }
+    void TearDown() override {
+        if (started_) {
+            EXPECT_EQ(weft_net_finalize(), 0);
+        }
+        runtime_fixture::TearDown();
+    }
+    bool started_ = false;
+};
+
 // A weft thread on `node` running (*f)(); f must outlive it.
 template <class F>
 weft_thread_t spawn_on(int node, F* f) {

@@ -13,22 +13,8 @@
 
 namespace {
 
-class NetLossConcurrent : public wt::runtime_fixture {
+class NetLossConcurrent : public wt::net_job_fixture<2> {
 protected:
-    void SetUp() override {
-        wt::runtime_fixture::SetUp();
-        if (HasFatalFailure()) return;
-        weft_net_config_t c{};
-        c.nodes = 2;
-        ASSERT_EQ(weft_net_init(&c), 0);
-        started_ = true;
-    }
-    void TearDown() override {
-        if (started_) {
-            EXPECT_EQ(weft_net_finalize(), 0);
-        }
-        wt::runtime_fixture::TearDown();
-    }
     static weft_port_id_t port() {
         weft_port_id_t p{};
         EXPECT_EQ(weft_net_port_create(&p, 16, 4096), 0);
@@ -44,7 +30,6 @@ public:
     static void let_others_run() {
         for (int i = 0; i < 8; ++i) weft_thread_yield();
     }
-    bool started_ = false;
 };
 
 struct sender_result {
