@@ -62,7 +62,8 @@ bool leave_parked_set(runtime* rt, worker* w) {
         rt->dormant.fetch_sub(1, memory_order_relaxed);
         return true;
     }
-    if (rt->parked.back() == w) rt->parked.pop_back();  // notify_work's choice: the last to park
+    // Most claims take the last to park (parked_to_claim).
+    if (rt->parked.back() == w) rt->parked.pop_back();
     else rt->parked.erase(std::find(rt->parked.begin(), rt->parked.end(), w));
     rt->sleepers.fetch_sub(1, memory_order_relaxed);
     return true;
@@ -108,15 +109,30 @@ void stop_spinning(runtime* rt, worker* w) {
     rt->spinner.compare_exchange_strong(me, nullptr, memory_order_seq_cst);
 }
 
-// Wakes the last parked worker as the spinning worker if nobody spins (with
-// `role`; without, just wakes it). The role is given under park_lock together
-// with the claim, so that no push sees the role taken before a worker has it.
+// The parked worker that a waker running on CPU `waker_cpu` claims: the last
+// to park of those that parked on another CPU, else the last to park. The
+// kernel wakes a thread on the CPU it slept on if that CPU is idle, and on a
+// busy machine often on the waker's own CPU (wake-affine placement): a worker
+// that parked on the waker's CPU then queues behind the waker while the
+// other CPU may sit idle (core/sleep/README.md, "Which parked worker").
+// Call with park_lock held and `parked` not empty.
+worker* parked_to_claim(runtime* rt, int waker_cpu) {
+    for (auto it = rt->parked.rbegin(); it != rt->parked.rend(); ++it)
+        if ((*it)->park_cpu != waker_cpu) return *it;
+    return rt->parked.back();
+}
+
+// Wakes a parked worker (parked_to_claim) as the spinning worker if nobody
+// spins (with `role`; without, just wakes it). The role is given under
+// park_lock together with the claim, so that no push sees the role taken
+// before a worker has it.
 void wake_parked(runtime* rt, bool role) {
     worker* target = nullptr;
+    int const waker_cpu = sched_getcpu();
     {
         lock_guard<spinlock> g(rt->park_lock);
         if (rt->parked.empty()) return;
-        target = rt->parked.back();
+        target = parked_to_claim(rt, waker_cpu);
         worker* none = nullptr;
         if (role && !rt->spinner.compare_exchange_strong(none, target, memory_order_seq_cst)) return;
         (void)leave_parked_set(rt, target);
@@ -269,12 +285,14 @@ void sleep_on_wake_word(runtime* rt, worker* w, std::int64_t watch_deadline) {
 ult* park(runtime* rt, worker* w, bool was_spinning) {
     ult* found = nullptr;
     bool watching = false;
+    int const cpu = sched_getcpu();
     sleep::fall_asleep(
         [&] {  // step 1: in the parked set, and counted in `sleepers`
             {
                 lock_guard<spinlock> g(rt->park_lock);
                 w->wake_word.store(0, memory_order_relaxed);
                 w->parked = true;
+                w->park_cpu = cpu;
                 rt->parked.push_back(w);
                 rt->sleepers.fetch_add(1, memory_order_seq_cst);
             }

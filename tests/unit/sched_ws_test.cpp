@@ -5,6 +5,8 @@
 // Behaviour only: counts, orders and bounds, never timings.
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -503,6 +505,70 @@ TEST(SchedWsConcurrency, continuation_push_wakes_a_parked_worker) {
     ASSERT_EQ(weft_stats_get(&s), 0);
     EXPECT_GT(s.steals, 0u);
     EXPECT_GT(s.wakeups, 0u);
+}
+
+// The round of push_wakes_a_worker_that_parked_on_another_cpu: the thread
+// that the parent's continuation is waiting for, and the worker that stole it.
+struct cpu_handoff {
+    handoff h;
+    int thief = -1;
+};
+
+// requirement (core/sleep/README.md, "Which parked worker"): a push wakes a
+// parked worker that parked on another CPU than the pusher's, when there is
+// one, rather than the last to park: the kernel would place that one behind
+// the pusher. Whitebox: on 3 workers, main's worker is confined to the CPU it
+// runs on; once the other two are parked, the last to park is marked as
+// parked on that CPU and the other as parked elsewhere; then the push of
+// main's continuation (a spawn whose child spins until it is stolen) must wake
+// the other, which steals it. Rounds, so that either worker can be the last.
+TEST(SchedWsConcurrency, push_wakes_a_worker_that_parked_on_another_cpu) {
+    using namespace weft::detail;
+    wt::scoped_env no_adapt("WEFT_ADAPT", "off");  // all three workers stay active whatever the load
+    // The idle workers park after ~50 us of pause-spins instead of 256 sched_yield()s,
+    // which on a loaded machine can last seconds: each round waits for both to park.
+    wt::scoped_env no_yield("WEFT_WS_YIELD", "off");
+    START_RUNTIME("ws", 3);
+    runtime* rt = g_rt;
+    on_weft_thread([&] {
+        for (int round = 0; round < 6; ++round) {
+            // Confine this worker's kernel thread to its CPU, so that the
+            // pusher's sched_getcpu() is the CPU we mark.
+            const pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
+            cpu_set_t saved, one;
+            ASSERT_EQ(sched_getaffinity(tid, sizeof saved, &saved), 0);
+            const int cpu = sched_getcpu();
+            ASSERT_GE(cpu, 0);
+            CPU_ZERO(&one);
+            CPU_SET(cpu, &one);
+            ASSERT_EQ(sched_setaffinity(tid, sizeof one, &one), 0);
+            // No weft call until the push: this thread stays on this worker.
+            const auto settle_by = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+            while (rt->sleepers.load() != 2 || rt->spinner.load() != nullptr) {
+                ASSERT_LT(std::chrono::steady_clock::now(), settle_by)
+                    << "round " << round << ": the idle workers never parked";
+                sched_yield();
+            }
+            int expected = -1;
+            {
+                lock_guard<spinlock> g(rt->park_lock);
+                ASSERT_EQ(rt->parked.size(), 2u);
+                rt->parked.back()->park_cpu = cpu;       // would queue behind us
+                rt->parked.front()->park_cpu = cpu + 1;  // another CPU
+                expected = rt->parked.front()->index;
+            }
+            cpu_handoff c;
+            weft_thread_t t = spawn(wait_for_thief, &c.h);  // runs first; the push of our continuation wakes a thief
+            c.thief = weft_worker_id();
+            c.h.flag.store(true, std::memory_order_release);
+            ASSERT_EQ(sched_setaffinity(tid, sizeof saved, &saved), 0);
+            join(t);
+            ASSERT_TRUE(c.h.saw_flag.load()) << "round " << round << ": the continuation was not stolen within 10 s";
+            EXPECT_EQ(c.thief, expected) << "round " << round
+                                         << ": the push woke the worker that parked on the pusher's CPU (" << cpu
+                                         << "), not the one that parked on another";
+        }
+    });
 }
 
 // requirement: bursts of work separated by idle gaps long enough for every
