@@ -13,6 +13,7 @@
 #include "core/outside.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
+#include "core/sleep/claim.hpp"
 #include "core/sleep/stages.hpp"
 #include "core/timer.hpp"
 #include "core/tunables.hpp"
@@ -62,7 +63,7 @@ bool leave_parked_set(runtime* rt, worker* w) {
         rt->dormant.fetch_sub(1, memory_order_relaxed);
         return true;
     }
-    // Most claims take the last to park (parked_to_claim).
+    // Most claims take the last to park (sleep::parked_to_claim).
     if (rt->parked.back() == w) rt->parked.pop_back();
     else rt->parked.erase(std::find(rt->parked.begin(), rt->parked.end(), w));
     rt->sleepers.fetch_sub(1, memory_order_relaxed);
@@ -109,30 +110,17 @@ void stop_spinning(runtime* rt, worker* w) {
     rt->spinner.compare_exchange_strong(me, nullptr, memory_order_seq_cst);
 }
 
-// The parked worker that a waker running on CPU `waker_cpu` claims: the last
-// to park of those that parked on another CPU, else the last to park. The
-// kernel wakes a thread on the CPU it slept on if that CPU is idle, and on a
-// busy machine often on the waker's own CPU (wake-affine placement): a worker
-// that parked on the waker's CPU then queues behind the waker while the
-// other CPU may sit idle (core/sleep/README.md, "Which parked worker").
-// Call with park_lock held and `parked` not empty.
-worker* parked_to_claim(runtime* rt, int waker_cpu) {
-    for (auto it = rt->parked.rbegin(); it != rt->parked.rend(); ++it)
-        if ((*it)->park_cpu != waker_cpu) return *it;
-    return rt->parked.back();
-}
-
-// Wakes a parked worker (parked_to_claim) as the spinning worker if nobody
-// spins (with `role`; without, just wakes it). The role is given under
-// park_lock together with the claim, so that no push sees the role taken
-// before a worker has it.
+// Wakes a parked worker (sleep::parked_to_claim: one that parked on another
+// CPU than the waker's, if any) as the spinning worker if nobody spins (with
+// `role`; without, just wakes it). The role is given under park_lock together
+// with the claim, so that no push sees the role taken before a worker has it.
 void wake_parked(runtime* rt, bool role) {
     worker* target = nullptr;
     int const waker_cpu = sched_getcpu();
     {
         lock_guard<spinlock> g(rt->park_lock);
         if (rt->parked.empty()) return;
-        target = parked_to_claim(rt, waker_cpu);
+        target = sleep::parked_to_claim(rt->parked, waker_cpu);
         worker* none = nullptr;
         if (role && !rt->spinner.compare_exchange_strong(none, target, memory_order_seq_cst)) return;
         (void)leave_parked_set(rt, target);
