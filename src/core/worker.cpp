@@ -13,6 +13,7 @@
 #include "core/outside.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
+#include "core/sleep/claim.hpp"
 #include "core/sleep/stages.hpp"
 #include "core/timer.hpp"
 #include "core/tunables.hpp"
@@ -62,7 +63,8 @@ bool leave_parked_set(runtime* rt, worker* w) {
         rt->dormant.fetch_sub(1, memory_order_relaxed);
         return true;
     }
-    if (rt->parked.back() == w) rt->parked.pop_back();  // notify_work's choice: the last to park
+    // Most claims take the last to park (sleep::parked_to_claim).
+    if (rt->parked.back() == w) rt->parked.pop_back();
     else rt->parked.erase(std::find(rt->parked.begin(), rt->parked.end(), w));
     rt->sleepers.fetch_sub(1, memory_order_relaxed);
     return true;
@@ -108,15 +110,17 @@ void stop_spinning(runtime* rt, worker* w) {
     rt->spinner.compare_exchange_strong(me, nullptr, memory_order_seq_cst);
 }
 
-// Wakes the last parked worker as the spinning worker if nobody spins (with
+// Wakes a parked worker (sleep::parked_to_claim: one that parked on another
+// CPU than the waker's, if any) as the spinning worker if nobody spins (with
 // `role`; without, just wakes it). The role is given under park_lock together
 // with the claim, so that no push sees the role taken before a worker has it.
 void wake_parked(runtime* rt, bool role) {
     worker* target = nullptr;
+    int const waker_cpu = sched_getcpu();
     {
         lock_guard<spinlock> g(rt->park_lock);
         if (rt->parked.empty()) return;
-        target = rt->parked.back();
+        target = sleep::parked_to_claim(rt->parked, waker_cpu);
         worker* none = nullptr;
         if (role && !rt->spinner.compare_exchange_strong(none, target, memory_order_seq_cst)) return;
         (void)leave_parked_set(rt, target);
@@ -269,12 +273,14 @@ void sleep_on_wake_word(runtime* rt, worker* w, std::int64_t watch_deadline) {
 ult* park(runtime* rt, worker* w, bool was_spinning) {
     ult* found = nullptr;
     bool watching = false;
+    int const cpu = sched_getcpu();
     sleep::fall_asleep(
         [&] {  // step 1: in the parked set, and counted in `sleepers`
             {
                 lock_guard<spinlock> g(rt->park_lock);
                 w->wake_word.store(0, memory_order_relaxed);
                 w->parked = true;
+                w->park_cpu = cpu;
                 rt->parked.push_back(w);
                 rt->sleepers.fetch_add(1, memory_order_seq_cst);
             }

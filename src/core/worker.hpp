@@ -80,6 +80,7 @@ struct alignas(64) worker {
     bool parked = false;                              // guarded by runtime::park_lock
     bool dormant = false;   // parked while dropped: in no wake list (guarded by park_lock)
     bool napping = false;   // in a policy's nap (policy.hpp, idle_nap_ns): in no wake list (park_lock)
+    int park_cpu = -1;      // the CPU it last parked on (sched_getcpu; guarded by park_lock): sleep::parked_to_claim
     // Dropped by the adaptive controller (core/active.hpp): runs only its
     // inbox's pinned ults and leaves everything else to the active workers.
     atomic<bool> dropped{false};
