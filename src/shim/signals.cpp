@@ -14,12 +14,15 @@
 // bit there, or hands the signal straight to the thread if it waits for it in
 // sigwait or sigsuspend. A handler runs on the weft thread it was delivered
 // to, called by the shim at a delivery point of that thread: pthread_sigmask,
-// sigsuspend, raise and pthread_kill to itself, kill to its own process, and
-// the entry and exit of every cancellation point (cancel.cpp) and
-// sched_yield. There the thread runs its own code, outside the runtime: no
-// worker lock is held, no switch is half done, so a handler never interrupts
-// weft's scheduler (the async-signal-safety the kernel's delivery could not
-// give: a signal on a worker would land in whatever the worker was doing).
+// sigsuspend, raise and pthread_kill to itself, kill to its own process, the
+// entry and exit of every cancellation point (cancel.cpp) and sched_yield,
+// the end of every blocking system call (io.cpp), and a system call or sleep
+// the thread is parked in, which the router takes it out of (the io layer's
+// hooks, io/interrupt.hpp: the call then fails with EINTR or restarts). There
+// the thread runs its own code, outside the runtime: no worker lock is held,
+// no switch is half done, so a handler never interrupts weft's scheduler (the
+// async-signal-safety the kernel's delivery could not give: a signal on a
+// worker would land in whatever the worker was doing).
 #include "shim/signals.hpp"
 
 #include <pthread.h>
