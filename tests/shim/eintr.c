@@ -5,8 +5,9 @@
  * handler on that thread, and:
  *   - read on a pipe fails with EINTR when the handler has no SA_RESTART, and
  *     with SA_RESTART resumes and returns the data written after the signal;
- *   - poll, ppoll with a mask that lets the signal through (the thread itself
- *     blocks it), and nanosleep fail with EINTR even with SA_RESTART;
+ *   - poll, select, epoll_wait, ppoll with a mask that lets the signal through
+ *     (the thread itself blocks it), and nanosleep fail with EINTR even with
+ *     SA_RESTART;
  *   - a thread that blocks the signal is not interrupted: its read returns the
  *     data and the handler never runs.
  * Run with one worker under the shim: a call that held the worker would stop
@@ -17,6 +18,8 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -49,6 +52,8 @@ static sigset_t usr1(void) {
 enum call {
     by_read,
     by_poll,
+    by_select,
+    by_epoll_wait,
     by_ppoll_mask,
     by_nanosleep
 };
@@ -73,11 +78,19 @@ static void* blocker(void* a) {
     sigset_t none;
     sigemptyset(&none);
     struct timespec ten_s = {10, 0}, rem = {0, 0};
+    fd_set rd;
+    FD_ZERO(&rd);
+    FD_SET(b->fd, &rd);
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event ev = {.events = EPOLLIN, .data = {.fd = b->fd}}, got;
+    CHECK_EQ(epoll_ctl(ep, EPOLL_CTL_ADD, b->fd, &ev), 0);
     b->entering = 1;
     errno = 0;
     switch (b->call) {
     case by_read: b->result = read(b->fd, &b->byte, 1); break;
     case by_poll: b->result = poll(&p, 1, -1); break;
+    case by_select: b->result = select(b->fd + 1, &rd, NULL, NULL, NULL); break;
+    case by_epoll_wait: b->result = epoll_wait(ep, &got, 1, -1); break;
     case by_ppoll_mask: b->result = ppoll(&p, 1, NULL, &none); break;
     case by_nanosleep:
         b->result = nanosleep(&ten_s, &rem);
@@ -85,6 +98,7 @@ static void* blocker(void* a) {
         break;
     }
     b->err = errno;
+    close(ep);
     b->done = 1;
     return NULL;
 }
@@ -193,6 +207,17 @@ int main(int argc, char** argv) {
         /* poll: EINTR, SA_RESTART or not. */
         if (next_case()) {
             b = interrupt(by_poll, how, 1);
+            CHECK_EQ(b.result, -1);
+            CHECK_EQ(b.err, EINTR);
+        }
+        /* select and epoll_wait: likewise. */
+        if (next_case()) {
+            b = interrupt(by_select, how, 1);
+            CHECK_EQ(b.result, -1);
+            CHECK_EQ(b.err, EINTR);
+        }
+        if (next_case()) {
+            b = interrupt(by_epoll_wait, how, 1);
             CHECK_EQ(b.result, -1);
             CHECK_EQ(b.err, EINTR);
         }
