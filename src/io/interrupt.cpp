@@ -48,6 +48,28 @@ interruptible_wait::~interruptible_wait() {
 
 bool interruptible_wait::interrupted() const { return signal_first || hit; }
 
+namespace {
+
+// Under waits_lock: marks w interrupted and, if it is parked, unlinks its
+// record and returns it, for the caller to wake once waits_lock is released
+// (the record stays valid until that wake: nothing else wakes it now).
+wait_record* interrupt_locked(interruptible_wait* w) {
+    wait_record* woken = nullptr;
+    spinlock_ref lk(*w->lock);
+    lk.lock();
+    w->hit = true;  // a wait not parked yet sees it before it parks
+    if (w->rec->linked) {
+        w->rec->unlink(w->rec);
+        w->rec->linked = false;
+        w->rec->result = EINTR;
+        woken = w->rec;
+    }
+    lk.unlock();
+    return woken;
+}
+
+}  // namespace
+
 bool interrupt_wait(ult* t) {
     wait_record* woken = nullptr;
     bool found = false;
@@ -56,20 +78,27 @@ bool interrupt_wait(ult* t) {
         for (interruptible_wait* w = waits; w != nullptr; w = w->next) {
             if (w->who != t) continue;
             found = true;
-            spinlock_ref lk(*w->lock);
-            lk.lock();
-            w->hit = true;  // a wait not parked yet sees it before it parks
-            if (w->rec->linked) {
-                w->rec->unlink(w->rec);
-                w->rec->linked = false;
-                w->rec->result = EINTR;
-                woken = w->rec;
-            }
-            lk.unlock();
+            woken = interrupt_locked(w);
             break;
         }
     }
-    // The record stays valid until this wake: nothing else wakes it now.
+    if (woken != nullptr) wake(woken);
+    return found;
+}
+
+bool interrupt_one(bool (*choose)(ult* t, void* arg), void* arg) {
+    wait_record* woken = nullptr;
+    bool found = false;
+    {
+        lock_guard<spinlock> g(waits_lock);
+        for (interruptible_wait* w = waits; w != nullptr; w = w->next) {
+            // hit is written under waits_lock only: a stable read here.
+            if (w->hit || !choose(w->who, arg)) continue;
+            found = true;
+            woken = interrupt_locked(w);
+            break;
+        }
+    }
     if (woken != nullptr) wake(woken);
     return found;
 }
@@ -77,7 +106,31 @@ bool interrupt_wait(ult* t) {
 int take_signals(bool restartable) {
     const signal_hooks* h = hooks.load(memory_order_acquire);
     int rc = h == nullptr ? EINTR : h->take();
+    if (rc < 0) return 0;  // nothing was delivered: the call goes on
     return rc == 0 && restartable ? 0 : EINTR;
+}
+
+int sleep_until(std::int64_t deadline_ns) {
+    for (;;) {
+        std::uint32_t lock = 0;
+        wait_record rec;
+        interruptible_wait intr(&rec, &lock);
+        spinlock_ref lk(lock);
+        lk.lock();
+        int rc = EINTR;
+        if (intr.interrupted()) {
+            lk.unlock();
+        } else {
+            // Linked to no queue: only the timer, interrupt_wait or a
+            // cancellation takes it out.
+            rec.linked = true;
+            rec.unlink = [](wait_record*) {};
+            rc = wait(&rec, &lock, deadline_ns, "nanosleep", nullptr);
+        }
+        if (rc != EINTR) return 0;
+        if (take_signals(false) == EINTR) return EINTR;
+        // No handler ran: the sleep goes on to its deadline.
+    }
 }
 
 }  // namespace weft::detail::io

@@ -25,8 +25,10 @@ struct signal_hooks {
     // it parks, so that a signal routed to it just before is not left
     // waiting behind the call).
     bool (*pending)();
-    // Runs the calling weft thread's pending signal actions: 0 when each had
-    // SA_RESTART, else EINTR.
+    // Runs the calling weft thread's pending signal actions: 0 when each
+    // handler it ran had SA_RESTART, EINTR when one did not, -1 when it ran
+    // no handler (the signal went to another thread, or is ignored now:
+    // nothing was delivered, so the call goes on as if never interrupted).
     int (*take)();
 };
 
@@ -38,10 +40,23 @@ void set_signal_hooks(const signal_hooks* hooks);
 // or stops that wait before it parks. False when t is in no such wait.
 bool interrupt_wait(ult* t);
 
+// Takes out of its wait, as interrupt_wait does, the first weft thread in an
+// interruptible wait (not interrupted already) for which choose(t, arg) is
+// true; choose runs under the lock of the list of waits and may claim a
+// signal for t there. False when it chose none.
+bool interrupt_one(bool (*choose)(ult* t, void* arg), void* arg);
+
 // After a wait returned EINTR: runs the caller's signal actions (hooks.take)
-// and returns 0 for a call that resumes (`restartable` and every action had
-// SA_RESTART), else EINTR.
+// and returns 0 for a call that resumes (no handler ran, or `restartable` and
+// every handler had SA_RESTART), else EINTR.
 int take_signals(bool restartable);
+
+// A sleep that interrupt_wait can end: parks the calling weft thread until
+// the absolute CLOCK_MONOTONIC deadline (ns), or until a signal interrupts it
+// and a handler runs (take_signals: sleeps are never restarted). Returns 0,
+// or EINTR. A cancellation that ends the sleep returns 0 (the caller's
+// cancellation point acts on it).
+int sleep_until(std::int64_t deadline_ns);
 
 // A wait that interrupt_wait can end, registered for its lifetime (on the
 // waiter's stack). `lock` is the spinlock word the record is queued under.

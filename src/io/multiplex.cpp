@@ -56,9 +56,14 @@ int wait_until_ready(int fd, fd_entry* e, std::int64_t deadline, const char* wha
         int rc = watch(fd);
         if (rc == 0) rc = wait_ready(fd, e, for_read, seen, deadline, what);
         if (rc == ETIMEDOUT) return try_now();
+        if (rc == EINTR) {
+            // Linux restarts none of these calls after a signal, SA_RESTART or
+            // not; 0: no handler ran after all, so the wait goes on.
+            rc = take_signals(false);
+            if (rc == 0) continue;
+        }
         if (rc == EBADF || rc == EINTR) {  // weft_close closed fd while the caller waited; a signal
-            // Linux restarts none of these calls after a signal, SA_RESTART or not.
-            set_thread_errno(rc == EINTR ? take_signals(false) : EBADF);
+            set_thread_errno(rc);
             return -1;
         }
         if (rc != 0) return cannot_park;

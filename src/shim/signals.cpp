@@ -14,12 +14,15 @@
 // bit there, or hands the signal straight to the thread if it waits for it in
 // sigwait or sigsuspend. A handler runs on the weft thread it was delivered
 // to, called by the shim at a delivery point of that thread: pthread_sigmask,
-// sigsuspend, raise and pthread_kill to itself, kill to its own process, and
-// the entry and exit of every cancellation point (cancel.cpp) and
-// sched_yield. There the thread runs its own code, outside the runtime: no
-// worker lock is held, no switch is half done, so a handler never interrupts
-// weft's scheduler (the async-signal-safety the kernel's delivery could not
-// give: a signal on a worker would land in whatever the worker was doing).
+// sigsuspend, raise and pthread_kill to itself, kill to its own process, the
+// entry and exit of every cancellation point (cancel.cpp) and sched_yield,
+// the end of every blocking system call (io.cpp), and a system call or sleep
+// the thread is parked in, which the router takes it out of (the io layer's
+// hooks, io/interrupt.hpp: the call then fails with EINTR or restarts). There
+// the thread runs its own code, outside the runtime: no worker lock is held,
+// no switch is half done, so a handler never interrupts weft's scheduler (the
+// async-signal-safety the kernel's delivery could not give: a signal on a
+// worker would land in whatever the worker was doing).
 #include "shim/signals.hpp"
 
 #include <pthread.h>
@@ -34,6 +37,7 @@
 #include "core/runtime.hpp"
 #include "core/ult.hpp"
 #include "core/wait.hpp"
+#include "io/interrupt.hpp"
 #include "io/kernel_thread.hpp"
 #include "shim/shim.hpp"
 #include "sync/wait_list.hpp"
@@ -91,13 +95,17 @@ struct sig_waiter {
 
 // g_lock guards the waiters, the pending words (ult::sig_pending and
 // g_process_pending: atomics only so that a delivery point can look without
-// it) and g_process_info. Lock order: g_lock, then the runtime's locks (a
-// wake under it would take a worker's); nothing blocks under it.
+// it), g_process_info and g_process_for. Lock order: the io layer's list of
+// interruptible waits (io/interrupt.hpp), then g_lock, then the runtime's
+// locks (a wake under it would take a worker's); nothing blocks under it.
 std::uint32_t g_lock = 0;
 void* g_waiters_head = nullptr;
 void* g_waiters_tail = nullptr;
 detail::atomic<std::uint64_t> g_process_pending{0};
 siginfo_t g_process_info[max_signal + 1];
+// The weft thread a pending process signal was given to (route took it out
+// of a system call's wait for it: no other thread may take it), or null.
+detail::atomic<ult*> g_process_for[max_signal + 1];
 // Main's mask, for the signals sent to the process that no thread waits for
 // (route); written by main only.
 detail::atomic<std::uint64_t> g_main_mask{0};
@@ -174,14 +182,21 @@ action action_of(int sig, struct sigaction* sa) {
 
 void stop_process() { real::kill(getpid(), SIGSTOP); }
 
+// What taking signals did to a system call the thread was blocked in
+// (io::signal_hooks::take): no handler ran, or every one had SA_RESTART
+// (restart), or one did not (EINTR).
+constexpr int no_handler = -1;
+constexpr int restart = 0;
+
 // Runs the action of `sig` on weft thread u (the caller): its handler, with
-// the handler's mask added to the thread's while it runs.
-void take(ult* u, int sig, const siginfo_t& info) {
+// the handler's mask added to the thread's while it runs. Returns no_handler,
+// restart or EINTR.
+int take(ult* u, int sig, const siginfo_t& info) {
     struct sigaction sa;
     switch (action_of(sig, &sa)) {
-    case action::ignore: return;
+    case action::ignore: return no_handler;
     case action::terminate: end_process_by(sig);
-    case action::stop: stop_process(); return;
+    case action::stop: stop_process(); return no_handler;
     case action::handler: break;
     }
     std::uint64_t saved = u->sig_mask.load(detail::memory_order_relaxed);
@@ -201,6 +216,19 @@ void take(ult* u, int sig, const siginfo_t& info) {
         sa.sa_handler(sig);
     errno = saved_errno;
     u->sig_mask.store(saved, detail::memory_order_relaxed);
+    return (sa.sa_flags & SA_RESTART) != 0 ? restart : EINTR;
+}
+
+// The process's pending signals that u may take: all but those given to
+// another thread (g_process_for).
+std::uint64_t process_pending_for(const ult* u) {
+    std::uint64_t bits = g_process_pending.load(detail::memory_order_relaxed);
+    for (std::uint64_t b = bits; b != 0; b &= b - 1) {
+        int sig = lowest(b);
+        ult* given = g_process_for[sig].load(detail::memory_order_relaxed);
+        if (given != nullptr && given != u) bits &= ~bit(sig);
+    }
+    return bits;
 }
 
 // Under g_lock: takes the lowest of `wanted` pending for u (first) or for the
@@ -213,10 +241,11 @@ int take_pending_locked(ult* u, std::uint64_t wanted, siginfo_t* info, bool* own
         *own = true;
         return sig;
     }
-    std::uint64_t process = g_process_pending.load(detail::memory_order_relaxed) & wanted;
+    std::uint64_t process = process_pending_for(u) & wanted;
     if (process == 0) return 0;
     int sig = lowest(process);
     g_process_pending.fetch_and(~bit(sig), detail::memory_order_relaxed);
+    g_process_for[sig].store(nullptr, detail::memory_order_relaxed);
     *info = g_process_info[sig];
     *own = false;
     return sig;
@@ -270,6 +299,28 @@ void send_to_thread(ult* t, int sig) {
     }
     t->sig_pending.fetch_or(bit(sig), detail::memory_order_relaxed);
     lk.unlock();
+    // Marked pending first: a wait t enters from here on sees it
+    // (io/interrupt.hpp), one it is in now is ended here.
+    if (!blocked) detail::io::interrupt_wait(t);
+}
+
+// io::interrupt_one's choice for route: a weft thread that does not block
+// `sig`, given the signal (under g_lock) if it is still the process's and no
+// other thread's.
+struct routed_signal {
+    int sig;
+};
+
+bool give_to(ult* t, void* arg) {
+    int sig = static_cast<routed_signal*>(arg)->sig;
+    if ((t->sig_mask.load(detail::memory_order_relaxed) & bit(sig)) != 0) return false;
+    detail::spinlock_ref lk(g_lock);
+    lk.lock();
+    bool free = (g_process_pending.load(detail::memory_order_relaxed) & bit(sig)) != 0 &&
+                g_process_for[sig].load(detail::memory_order_relaxed) == nullptr;
+    if (free) g_process_for[sig].store(t, detail::memory_order_relaxed);
+    lk.unlock();
+    return free;
 }
 
 // A signal sent to the process (by kill from a weft thread, with `caller` the
@@ -297,7 +348,16 @@ void route(int sig, const siginfo_t& info, ult* caller) {
     g_process_info[sig] = info;
     g_process_pending.fetch_or(bit(sig), detail::memory_order_relaxed);
     lk.unlock();
-    if (!caller_blocks) deliver_pending_signals(caller);
+    if (!caller_blocks) return deliver_pending_signals(caller);
+    // As the kernel picks a thread blocked in a system call for a signal it
+    // lets through: a weft thread in an interruptible wait (a read, a poll,
+    // a sleep) that does not block sig takes it now, and its call returns
+    // EINTR or restarts. Marked pending first, so that a thread entering such
+    // a wait from here on sees it there.
+    if (a == action::handler) {
+        routed_signal r{sig};
+        detail::io::interrupt_one(&give_to, &r);
+    }
 }
 
 void* signal_thread_main(void*) {
@@ -371,6 +431,41 @@ int errno_of(int rc) {
     return -1;
 }
 
+// Runs the action of each signal pending for weft thread u (the caller), or
+// for the process, that it does not block; what that did to a system call u
+// was blocked in: no_handler, restart or EINTR (one handler without
+// SA_RESTART is enough).
+int deliver(ult* u) {
+    int result = no_handler;
+    for (;;) {
+        std::uint64_t open = ~u->sig_mask.load(detail::memory_order_relaxed);
+        if (((u->sig_pending.load(detail::memory_order_relaxed) |
+              g_process_pending.load(detail::memory_order_relaxed)) &
+             open) == 0)
+            return result;
+        detail::spinlock_ref lk(g_lock);
+        lk.lock();
+        siginfo_t info;
+        bool own = false;
+        int sig = take_pending_locked(u, open, &info, &own);
+        lk.unlock();
+        if (sig == 0) return result;
+        if (own) info = sent_info(sig, SI_TKILL);
+        int r = take(u, sig, info);
+        if (r == EINTR || (r == restart && result == no_handler)) result = r;
+    }
+}
+
+// The io layer's hooks (io/interrupt.hpp): a weft thread blocked in a read,
+// a poll or a sleep takes the signals routed to it there.
+bool signal_waits(ult* u) {
+    return ((u->sig_pending.load(detail::memory_order_relaxed) | process_pending_for(u)) &
+            ~u->sig_mask.load(detail::memory_order_relaxed)) != 0;
+}
+
+const detail::io::signal_hooks io_hooks{[] { return signal_waits(detail::current_ult()); },
+                                        [] { return deliver(detail::current_ult()); }};
+
 }  // namespace
 
 std::uint64_t block_routed_signals() {
@@ -382,27 +477,11 @@ std::uint64_t block_routed_signals() {
 
 void start_signal_routing(std::uint64_t main_mask) {
     set_mask(detail::g_rt->main, main_mask);
+    detail::io::set_signal_hooks(&io_hooks);  // main is the only weft thread yet: none waits
     start_signal_thread();
 }
 
-void deliver_pending_signals(ult* u) {
-    for (;;) {
-        std::uint64_t open = ~u->sig_mask.load(detail::memory_order_relaxed);
-        if (((u->sig_pending.load(detail::memory_order_relaxed) |
-              g_process_pending.load(detail::memory_order_relaxed)) &
-             open) == 0)
-            return;
-        detail::spinlock_ref lk(g_lock);
-        lk.lock();
-        siginfo_t info;
-        bool own = false;
-        int sig = take_pending_locked(u, open, &info, &own);
-        lk.unlock();
-        if (sig == 0) return;
-        if (own) info = sent_info(sig, SI_TKILL);
-        take(u, sig, info);
-    }
-}
+void deliver_pending_signals(ult* u) { (void)deliver(u); }
 
 program_mask::program_mask() {
     ult* u = self_ult();
@@ -416,6 +495,21 @@ program_mask::~program_mask() {
     if (set_) real::pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
 }
 
+call_mask::call_mask(const sigset_t* mask) {
+    if (mask == nullptr) return;
+    u_ = self_ult();
+    if (u_ == nullptr) return;
+    saved_ = u_->sig_mask.load(detail::memory_order_relaxed);
+    u_->sig_mask.store(bits_of(mask) & ~unblockable, detail::memory_order_relaxed);
+}
+
+call_mask::~call_mask() {
+    if (u_ == nullptr) return;
+    deliver_pending_signals(u_);
+    u_->sig_mask.store(saved_, detail::memory_order_relaxed);
+    deliver_pending_signals(u_);
+}
+
 void signals_fork_prepare() { detail::spinlock_ref(g_lock).lock(); }
 
 void signals_fork_parent() { detail::spinlock_ref(g_lock).unlock(); }
@@ -425,6 +519,7 @@ void signals_fork_child() {
     // (POSIX: the child starts with none pending).
     g_waiters_head = g_waiters_tail = nullptr;
     g_process_pending.store(0, detail::memory_order_relaxed);
+    for (auto& given : g_process_for) given.store(nullptr, detail::memory_order_relaxed);
     if (ult* self = self_ult(); self != nullptr) {
         self->sig_pending.store(0, detail::memory_order_relaxed);
         g_main_mask.store(self->sig_mask.load(detail::memory_order_relaxed), detail::memory_order_relaxed);

@@ -40,6 +40,26 @@ private:
     sigset_t saved_;
 };
 
+// ppoll, pselect and epoll_pwait with a signal mask on a weft thread: for the
+// life of the object the calling weft thread's mask is `mask` (the call then
+// waits without one, parked, and a signal the mask lets through interrupts it
+// as any other); at the end, signals that mask lets through run their
+// handlers under it, as the kernel runs them before it restores the mask, and
+// then the thread's own mask is back. Null mask, or a kernel thread outside
+// weft: nothing (applied() false: the call takes the mask itself).
+class call_mask {
+public:
+    explicit call_mask(const sigset_t* mask);
+    ~call_mask();
+    call_mask(const call_mask&) = delete;
+    call_mask& operator=(const call_mask&) = delete;
+    bool applied() const { return u_ != nullptr; }
+
+private:
+    detail::ult* u_ = nullptr;
+    std::uint64_t saved_ = 0;
+};
+
 // fork(): the routing lock is held across the copy; the child, which has no
 // signal thread, starts its own, with no signal pending.
 void signals_fork_prepare();

@@ -1,11 +1,14 @@
 // sched_yield and the sleeps: on a weft thread they block (or yield) only that
-// thread, through weft_thread_yield and weft_sleep_ns; on a kernel thread that
-// is not a weft thread they are the C library's.
+// thread, through weft_thread_yield and io::sleep_until (a sleep a signal's
+// handler ends with EINTR, as the kernel's); on a kernel thread that is not a
+// weft thread they are the C library's.
 #include <sched.h>
 
 #include <cerrno>
 #include <cstdint>
 
+#include "core/wait.hpp"
+#include "io/interrupt.hpp"
 #include "shim/shim.hpp"
 #include "shim/signals.hpp"
 
@@ -21,6 +24,33 @@ bool valid(const struct timespec* t) {
 
 std::uint64_t ns_of(const struct timespec* t) {
     return static_cast<std::uint64_t>(t->tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(t->tv_nsec);
+}
+
+// Sleeps the calling weft thread for ns: 0, or EINTR when a signal's handler
+// ended the sleep, with *left (if not null) the time not slept.
+int sleep_for(std::uint64_t ns, std::uint64_t* left) {
+    if (left != nullptr) *left = 0;
+    if (ns == 0) {
+        errno_keeper keep;
+        (void)weft_thread_yield();  // as weft_sleep_ns(0): a sleep of nothing lets the others run
+        return 0;
+    }
+    constexpr std::uint64_t longest = INT64_MAX / 4;  // far beyond any run: no overflow below
+    std::int64_t deadline = weft::detail::monotonic_ns() + static_cast<std::int64_t>(ns > longest ? longest : ns);
+    int rc;
+    {
+        errno_keeper keep;
+        rc = weft::detail::io::sleep_until(deadline);
+    }
+    if (rc == EINTR && left != nullptr) {
+        std::int64_t rest = deadline - weft::detail::monotonic_ns();
+        *left = rest > 0 ? static_cast<std::uint64_t>(rest) : 0;
+    }
+    return rc;
+}
+
+struct timespec timespec_of(std::uint64_t ns) {
+    return timespec{static_cast<time_t>(ns / 1000000000ULL), static_cast<long>(ns % 1000000000ULL)};
 }
 
 }  // namespace
@@ -42,28 +72,26 @@ int nanosleep(const struct timespec* req, struct timespec* rem) {
     if (!on_weft_thread()) return real::nanosleep(req, rem);
     if (req == nullptr || req->tv_nsec < 0 || req->tv_nsec >= 1000000000L || req->tv_sec < 0)
         return errno_result(EINVAL);
-    {
-        errno_keeper keep;
-        (void)weft_sleep_ns(ns_of(req));
-    }
-    if (rem != nullptr) *rem = timespec{0, 0};
-    return 0;
+    std::uint64_t left = 0;
+    int rc = sleep_for(ns_of(req), &left);
+    if (rem != nullptr) *rem = timespec_of(left);
+    return errno_result(rc);
 }
 
 int usleep(useconds_t us) {
     cancel_point cp;
     if (!on_weft_thread()) return real::usleep(us);
-    errno_keeper keep;
-    (void)weft_sleep_ns(static_cast<std::uint64_t>(us) * 1000ULL);
-    return 0;
+    return errno_result(sleep_for(static_cast<std::uint64_t>(us) * 1000ULL, nullptr));
 }
 
 unsigned sleep(unsigned seconds) {
     cancel_point cp;
     if (!on_weft_thread()) return real::sleep(seconds);
+    std::uint64_t left = 0;
     errno_keeper keep;
-    (void)weft_sleep_ns(static_cast<std::uint64_t>(seconds) * 1000000000ULL);
-    return 0;
+    if (sleep_for(static_cast<std::uint64_t>(seconds) * 1000000000ULL, &left) == 0) return 0;
+    // The seconds not slept, rounded to the nearest, as glibc's sleep returns them.
+    return static_cast<unsigned>((left + 500000000ULL) / 1000000000ULL);
 }
 
 // Returns an error number (not -1 and errno), as POSIX has it. Clocks other
@@ -81,12 +109,10 @@ int clock_nanosleep(clockid_t clock, int flags, const struct timespec* req, stru
         std::uint64_t now_ns = ns_of(&now);
         ns = ns > now_ns ? ns - now_ns : 0;
     }
-    {
-        errno_keeper keep;
-        if (ns != 0) (void)weft_sleep_ns(ns);
-    }
-    if (rem != nullptr && (flags & TIMER_ABSTIME) == 0) *rem = timespec{0, 0};
-    return 0;
+    std::uint64_t left = 0;
+    int rc = sleep_for(ns, &left);
+    if (rem != nullptr && (flags & TIMER_ABSTIME) == 0) *rem = timespec_of(left);
+    return rc;
 }
 
 }  // extern "C"

@@ -403,21 +403,24 @@ TEST_P(Io, epoll_wait_on_the_programs_instance) {
 
 // Signals (io/interrupt.hpp): the hooks a signal-delivering layer installs,
 // here a test's: take() counts its calls and answers as a handler with or
-// without SA_RESTART would; pending() says whether a signal is already the
-// caller's.
+// without SA_RESTART would, or (no_handler) as when the signal went to
+// another thread; pending() says whether a signal is already the caller's.
 namespace sig {
 std::atomic<int> taken{0};
 std::atomic<bool> restart{false};
+std::atomic<bool> no_handler{false};
 std::atomic<bool> pending{false};
 const weft::detail::io::signal_hooks hooks{[] { return pending.load(); },
                                            [] {
                                                ++taken;
+                                               if (no_handler.load()) return -1;
                                                return restart.load() ? 0 : EINTR;
                                            }};
 struct installed {
     explicit installed(bool with_restart) {
         taken = 0;
         restart = with_restart;
+        no_handler = false;
         pending = false;
         weft::detail::io::set_signal_hooks(&hooks);
     }
@@ -522,6 +525,100 @@ TEST_P(Io, a_pending_signal_stops_the_wait_before_it_parks) {
     EXPECT_EQ(sig::taken.load(), 1);
     sig::pending = false;
     EXPECT_FALSE(weft::detail::io::interrupt_wait(weft::detail::current_ult()));
+}
+
+// A wait taken out for a signal that no handler then ran for (another thread
+// took it, or it is ignored now): nothing was delivered, so the call goes on
+// and returns its data, poll included (no spurious EINTR).
+TEST_P(Io, an_interrupt_without_a_handler_lets_the_call_go_on) {
+    for (bool by_poll : {false, true}) {
+        sig::installed hooks(false);
+        sig::no_handler = true;
+        int p[2];
+        make_pipe(p);
+        std::atomic<weft::detail::ult*> who{nullptr};
+        long n = -2;
+        weft_thread_t r = wt::go([&] {
+            who = weft::detail::current_ult();
+            char c;
+            pollfd f{p[0], POLLIN, 0};
+            n = by_poll ? weft_poll(&f, 1, -1) : weft_read(p[0], &c, 1);
+        });
+        ASSERT_TRUE(
+            wt::yield_until([&] { return who.load() != nullptr && weft::detail::io::interrupt_wait(who.load()); }));
+        // After the take the call goes on (back in its wait, or about to be):
+        // the data ends it.
+        ASSERT_TRUE(wt::yield_until([&] { return sig::taken.load() == 1; }));
+        EXPECT_EQ(weft_write(p[1], "z", 1), 1);
+        wt::join(r);
+        EXPECT_EQ(n, 1) << (by_poll ? "poll" : "read");
+    }
+}
+
+// interrupt_one takes out the first waiting thread its choice accepts, and
+// only that one; with none accepted it reports false.
+TEST_P(Io, interrupt_one_ends_the_wait_of_the_chosen_thread_only) {
+    sig::installed hooks(false);
+    int p[2][2];
+    make_pipe(p[0]);
+    make_pipe(p[1]);
+    std::atomic<weft::detail::ult*> who[2]{nullptr, nullptr};
+    long n[2] = {-2, -2};
+    int err[2] = {0, 0};
+    weft_thread_t r[2];
+    for (int i = 0; i < 2; ++i)
+        r[i] = wt::go([&, i] {
+            who[i] = weft::detail::current_ult();
+            char c;
+            n[i] = weft_read(p[i][0], &c, 1);
+            err[i] = errno_now();
+        });
+    ASSERT_TRUE(wt::yield_until([&] {
+        return weft::detail::io::has_waiters(p[0][0], weft::detail::io::for_read) &&
+               weft::detail::io::has_waiters(p[1][0], weft::detail::io::for_read);
+    }));
+    auto is = [](weft::detail::ult* t, void* arg) { return t == static_cast<weft::detail::ult*>(arg); };
+    EXPECT_FALSE(weft::detail::io::interrupt_one([](weft::detail::ult*, void*) { return false; }, nullptr));
+    EXPECT_TRUE(weft::detail::io::interrupt_one(is, who[1].load()));
+    wt::join(r[1]);
+    EXPECT_EQ(n[1], -1);
+    EXPECT_EQ(err[1], EINTR);
+    EXPECT_TRUE(weft::detail::io::has_waiters(p[0][0], weft::detail::io::for_read));  // still reading
+    EXPECT_EQ(weft_write(p[0][1], "a", 1), 1);
+    wt::join(r[0]);
+    EXPECT_EQ(n[0], 1);
+    EXPECT_EQ(sig::taken.load(), 1);
+}
+
+// sleep_until: 0 at its deadline; EINTR, well before it, when a signal ends
+// it; and when the interrupt had no handler, on to its deadline.
+TEST_P(Io, sleep_until_ends_at_its_deadline_or_at_a_signal) {
+    sig::installed hooks(false);
+    std::int64_t t0 = weft::detail::monotonic_ns();
+    EXPECT_EQ(weft::detail::io::sleep_until(t0 + 20'000'000), 0);
+    EXPECT_GE(weft::detail::monotonic_ns(), t0 + 20'000'000);
+    for (bool handler : {true, false}) {
+        sig::no_handler = !handler;
+        sig::taken = 0;
+        std::atomic<weft::detail::ult*> who{nullptr};
+        int rc = -2;
+        std::int64_t deadline = weft::detail::monotonic_ns() + (handler ? 60'000'000'000 : 200'000'000);
+        weft_thread_t r = wt::go([&] {
+            who = weft::detail::current_ult();
+            rc = weft::detail::io::sleep_until(deadline);
+        });
+        ASSERT_TRUE(
+            wt::yield_until([&] { return who.load() != nullptr && weft::detail::io::interrupt_wait(who.load()); }));
+        wt::join(r);
+        EXPECT_EQ(sig::taken.load(), 1);
+        if (handler) {
+            EXPECT_EQ(rc, EINTR);
+            EXPECT_LT(weft::detail::monotonic_ns(), deadline);
+        } else {
+            EXPECT_EQ(rc, 0);
+            EXPECT_GE(weft::detail::monotonic_ns(), deadline);
+        }
+    }
 }
 
 // accept, connect, send and recv over loopback, server and client on the
