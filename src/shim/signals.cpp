@@ -39,6 +39,10 @@
 #include "sync/wait_list.hpp"
 
 namespace weft::shim {
+
+// The routing lock (g_lock, below) guards it; see signals.hpp.
+detail::atomic<std::uint64_t> g_process_pending{0};
+
 namespace {
 
 using detail::ult;
@@ -96,7 +100,6 @@ struct sig_waiter {
 std::uint32_t g_lock = 0;
 void* g_waiters_head = nullptr;
 void* g_waiters_tail = nullptr;
-detail::atomic<std::uint64_t> g_process_pending{0};
 siginfo_t g_process_info[max_signal + 1];
 // Main's mask, for the signals sent to the process that no thread waits for
 // (route); written by main only.
@@ -385,7 +388,7 @@ void start_signal_routing(std::uint64_t main_mask) {
     start_signal_thread();
 }
 
-void deliver_pending_signals(ult* u) {
+void deliver_pending_signals_now(ult* u) {
     for (;;) {
         std::uint64_t open = ~u->sig_mask.load(detail::memory_order_relaxed);
         if (((u->sig_pending.load(detail::memory_order_relaxed) |
