@@ -172,9 +172,9 @@ std::size_t g_start_generation = 0;
 bool g_all_tls_static_at_start = false;
 
 // The static TLS images, found at start (note_static_tls): a reused block gets
-// them copied in by the shim while no module can have been loaded since
-// (weft_shim_module_loaded, set by the shim's dlopen and dlmopen, dlopen.S),
-// and from _dl_allocate_tls_init after.
+// them copied in by the shim (as the spans below) while no module can have been
+// loaded since (weft_shim_module_loaded, set by the shim's dlopen and dlmopen,
+// dlopen.S), and from _dl_allocate_tls_init after.
 struct tls_image {
     std::ptrdiff_t offset;  // from the thread pointer
     const void* init;       // the initialisation image (.tdata)
@@ -183,14 +183,14 @@ struct tls_image {
 };
 constexpr int max_tls_images = 16;
 tls_image g_images[max_tls_images];
-int g_image_count = -1;  // -1: copy through _dl_allocate_tls_init always
+int g_image_count = -1;  // -1: a module outside static TLS, or more than max_tls_images
 
 // What copy_static_tls writes: each run of images that lie back to back in
 // static TLS is one span, whose bytes (each image's .tdata, then its .tbss as
 // zeros) are prepared once at start (prepare_tls_spans). A reused block then
-// takes one memcpy per span -- one for the usual three modules (the shim's,
-// libc's, libstdc++'s: 260 bytes) -- instead of a copy and a clear per module.
-// Bytes between two spans (alignment padding) are not written, as before.
+// takes one memcpy per span: one for the usual three modules (the shim's,
+// libc's, libstdc++'s: 260 bytes). Bytes between two spans (alignment padding)
+// are not written, as _dl_allocate_tls_init does not write them.
 struct tls_span {
     std::ptrdiff_t offset;  // from the thread pointer
     std::size_t size;
