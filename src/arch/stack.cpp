@@ -53,6 +53,8 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -192,6 +194,32 @@ void write_canary(void* lo) {
     w[1] = v;
 }
 
+// --- Many MADV_DONTNEED ranges in one call -----------------------------------
+// Recent kernels take any advice from process_madvise(2) aimed at the calling
+// process, and name the caller with the PIDFD_SELF_THREAD_GROUP sentinel
+// instead of a pidfd (so it stays right in the child of fork()). Where either
+// is missing the call fails (EINVAL, EBADF, ENOSYS; EPERM under a seccomp
+// filter) and the pool falls back, once for the process, to a madvise per
+// range. A partial result is finished the same way (MADV_DONTNEED again on a
+// range already discarded does nothing).
+constexpr int pidfd_self_process = -10001;  // PIDFD_SELF_THREAD_GROUP
+#ifdef SYS_process_madvise
+constexpr long sys_process_madvise = SYS_process_madvise;
+#else
+constexpr long sys_process_madvise = 440;  // x86-64 and the generic table (AArch64)
+#endif
+atomic<bool> g_batch_discard_refused{false};
+
+bool batch_discard(iovec* ranges, std::size_t n) {
+    if (n < 2 || g_batch_discard_refused.load(memory_order_relaxed)) return false;
+    std::size_t bytes = 0;
+    for (std::size_t i = 0; i < n; ++i) bytes += ranges[i].iov_len;
+    long const r = ::syscall(sys_process_madvise, pidfd_self_process, ranges, n, MADV_DONTNEED, 0u);
+    if (r == static_cast<long>(bytes)) return true;
+    if (r < 0) g_batch_discard_refused.store(true, memory_order_relaxed);
+    return false;
+}
+
 }  // namespace
 
 struct stack_pool::impl {
@@ -275,13 +303,28 @@ struct stack_pool::impl {
         }
     }
 
-    // Returns every page of free default-size stacks but the top one, a call
-    // per stack (the ranges are not contiguous). Pages below the top that
-    // were never touched cost the call only: nothing to free, no TLB flush.
-    // The guard slot is included as in discard().
+    // Returns every usable page of free default-size stacks but the top one.
+    // The ranges are not contiguous: one process_madvise for all of them where
+    // the kernel takes MADV_DONTNEED through it (batch_discard), else a call
+    // per stack. Pages below the top that were never touched cost the walk
+    // only: nothing to free, no TLB flush. The guard region is left out but
+    // for canary stacks (their canary page is rewritten at hand-out): a real
+    // guard has nothing to drop, and walking its markers is most of the
+    // call's work for a stack that ran in its top page.
     void discard_below_top(const entry* e, std::size_t n) const {
-        for (std::size_t i = 0; i < n; ++i)
-            ::madvise(static_cast<char*>(entry_lo(e[i])) - guard, slot - page, MADV_DONTNEED);
+        iovec ranges[max_batch];
+        for (std::size_t done = 0; done < n;) {
+            std::size_t const k = std::min(n - done, max_batch);
+            for (std::size_t i = 0; i < k; ++i) {
+                entry const x = e[done + i];
+                bool const with_guard = entry_guard(x) == guard_kind::canary;
+                ranges[i].iov_base = static_cast<char*>(entry_lo(x)) - (with_guard ? guard : 0);
+                ranges[i].iov_len = usable - page + (with_guard ? guard : 0);
+            }
+            if (!batch_discard(ranges, k))
+                for (std::size_t i = 0; i < k; ++i) ::madvise(ranges[i].iov_base, ranges[i].iov_len, MADV_DONTNEED);
+            done += k;
+        }
     }
 
     // Maps and guards a new slab; hands up to `want` of its stacks to `out`

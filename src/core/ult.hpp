@@ -138,4 +138,16 @@ struct ult {
     char name[WEFT_THREAD_NAME_MAX];  // not zeroed by the constructor: set at create
 };
 
+#if !defined(WEFT_CONTEXT_UCONTEXT)
+// The control block shares the top page of its thread's stack with the
+// thread's first frames: a thread blocked on a semaphore from its start
+// routine reaches about 800 bytes below the top at the switch, this block
+// included, and keeps that one page resident (what a live thread costs in
+// docs/design/stacks-and-context.md; tests/unit/thread_footprint_test.cpp).
+// A block grown past this bound eats the room that keeps such a thread, and a
+// somewhat deeper one, within that page. (The ucontext build's context is a
+// ucontext_t, about 1 KiB by itself.)
+static_assert(sizeof(ult) <= 512, "a ult must leave most of its stack's top page to the thread's frames");
+#endif
+
 }  // namespace weft::detail

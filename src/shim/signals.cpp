@@ -43,6 +43,10 @@
 #include "sync/wait_list.hpp"
 
 namespace weft::shim {
+
+// The routing lock (g_lock, below) guards it; see signals.hpp.
+detail::atomic<std::uint64_t> g_process_pending{0};
+
 namespace {
 
 using detail::ult;
@@ -101,7 +105,6 @@ struct sig_waiter {
 std::uint32_t g_lock = 0;
 void* g_waiters_head = nullptr;
 void* g_waiters_tail = nullptr;
-detail::atomic<std::uint64_t> g_process_pending{0};
 siginfo_t g_process_info[max_signal + 1];
 // The weft thread a pending process signal was given to (route took it out
 // of a system call's wait for it: no other thread may take it), or null.
@@ -481,7 +484,7 @@ void start_signal_routing(std::uint64_t main_mask) {
     start_signal_thread();
 }
 
-void deliver_pending_signals(ult* u) { (void)deliver(u); }
+void deliver_pending_signals_now(ult* u) { (void)deliver(u); }
 
 program_mask::program_mask() {
     ult* u = self_ult();

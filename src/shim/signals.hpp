@@ -6,9 +6,8 @@
 
 #include <cstdint>
 
-namespace weft::detail {
-struct ult;
-}
+#include "core/ult.hpp"
+#include "sync/primitives.hpp"
 
 namespace weft::shim {
 
@@ -20,10 +19,24 @@ std::uint64_t block_routed_signals();
 // signal thread that takes every process-directed signal and routes it.
 void start_signal_routing(std::uint64_t main_mask);
 
+// Signals sent to the process that no thread has taken yet (bit n-1 for
+// signal n). Written under the routing lock (signals.cpp); read without it by
+// the delivery points' first look.
+extern detail::atomic<std::uint64_t> g_process_pending;
+
+// deliver_pending_signals once it has seen a signal to run (out of line: the
+// delivery points are on paths such as pthread_join, where none is pending).
+void deliver_pending_signals_now(detail::ult* u);
+
 // A delivery point of weft thread `u` (the caller): runs the action of each
-// signal pending for it, or for the process, that it does not block. Two
-// loads when none is.
-void deliver_pending_signals(detail::ult* u);
+// signal pending for it, or for the process, that it does not block. Three
+// loads, inline, when none is.
+inline void deliver_pending_signals(detail::ult* u) {
+    std::uint64_t const open = ~u->sig_mask.load(detail::memory_order_relaxed);
+    if (((u->sig_pending.load(detail::memory_order_relaxed) | g_process_pending.load(detail::memory_order_relaxed)) &
+         open) != 0)
+        deliver_pending_signals_now(u);
+}
 
 // For the life of the object, the calling weft thread's own mask is its
 // kernel thread's, as a call that starts a program hands it on (exec.cpp);

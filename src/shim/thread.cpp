@@ -102,8 +102,8 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(vo
         return rc;
     }
     weft_attr_t wa;
-    weft_attr_init(&wa);
     if (attr != nullptr) {
+        weft_attr_init(&wa);
         const thread_attr* t = attr_of(attr);
         if (t == nullptr) return EINVAL;
         if (t->stack_addr != nullptr)
@@ -120,7 +120,8 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(vo
     void* tp = nullptr;
     if (int rc = give_tls_block(&fn, &arg, &tp); rc != 0) return rc;
     weft_thread_t h;
-    int rc = weft::detail::create_with_thread_pointer(&h, &wa, fn, arg, tp);
+    // No attribute: weft's defaults, without copying them through `wa`.
+    int rc = weft::detail::create_with_thread_pointer(&h, attr != nullptr ? &wa : nullptr, fn, arg, tp);
     if (rc == 0)
         *thread = reinterpret_cast<pthread_t>(h);
     else

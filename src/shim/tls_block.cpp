@@ -172,9 +172,9 @@ std::size_t g_start_generation = 0;
 bool g_all_tls_static_at_start = false;
 
 // The static TLS images, found at start (note_static_tls): a reused block gets
-// them copied in by the shim while no module can have been loaded since
-// (weft_shim_module_loaded, set by the shim's dlopen and dlmopen, dlopen.S),
-// and from _dl_allocate_tls_init after.
+// them copied in by the shim (as the spans below) while no module can have been
+// loaded since (weft_shim_module_loaded, set by the shim's dlopen and dlmopen,
+// dlopen.S), and from _dl_allocate_tls_init after.
 struct tls_image {
     std::ptrdiff_t offset;  // from the thread pointer
     const void* init;       // the initialisation image (.tdata)
@@ -183,7 +183,21 @@ struct tls_image {
 };
 constexpr int max_tls_images = 16;
 tls_image g_images[max_tls_images];
-int g_image_count = -1;  // -1: copy through _dl_allocate_tls_init always
+int g_image_count = -1;  // -1: a module outside static TLS, or more than max_tls_images
+
+// What copy_static_tls writes: each run of images that lie back to back in
+// static TLS is one span, whose bytes (each image's .tdata, then its .tbss as
+// zeros) are prepared once at start (prepare_tls_spans). A reused block then
+// takes one memcpy per span: one for the usual three modules (the shim's,
+// libc's, libstdc++'s: 260 bytes). Bytes between two spans (alignment padding)
+// are not written, as _dl_allocate_tls_init does not write them.
+struct tls_span {
+    std::ptrdiff_t offset;  // from the thread pointer
+    std::size_t size;
+    const unsigned char* bytes;
+};
+tls_span g_spans[max_tls_images];
+int g_span_count = -1;  // -1: copy through _dl_allocate_tls_init always
 
 // glibc's TLS_DTV_UNALLOCATED: __tls_get_addr allocates the module's TLS on
 // first use.
@@ -223,16 +237,12 @@ extern "C" {
 // its module list (410 instructions against 60): after a dlopen it is the one
 // that knows a module with static TLS was added.
 void copy_static_tls(void* tp) {
-    if (g_image_count < 0 || __atomic_load_n(&weft_shim_module_loaded, __ATOMIC_ACQUIRE) != 0) {
+    if (g_span_count < 0 || __atomic_load_n(&weft_shim_module_loaded, __ATOMIC_ACQUIRE) != 0) {
         g_allocate_init(tp, true);
         return;
     }
-    for (int i = 0; i < g_image_count; ++i) {
-        const tls_image& m = g_images[i];
-        char* dest = static_cast<char*>(tp) + m.offset;
-        std::memcpy(dest, m.init, m.init_size);
-        std::memset(dest + m.init_size, 0, m.size - m.init_size);
-    }
+    for (int i = 0; i < g_span_count; ++i)
+        std::memcpy(static_cast<char*>(tp) + g_spans[i].offset, g_spans[i].bytes, g_spans[i].size);
 }
 
 void* take_recent_block() {
@@ -325,6 +335,40 @@ int note_static_tls_module(struct dl_phdr_info* info, size_t, void* out) {
     return 0;
 }
 
+// g_spans from g_images: the images in address order, neighbours merged, and
+// each span's bytes built. Without memory for them, g_span_count stays -1 and
+// reuse goes through _dl_allocate_tls_init.
+void prepare_tls_spans() {
+    g_span_count = -1;
+    if (g_image_count < 0) return;
+    tls_image sorted[max_tls_images];
+    std::size_t total = 0;
+    int n = 0;
+    for (int i = 0; i < g_image_count; ++i) {
+        if (g_images[i].size == 0) continue;
+        int j = n++;
+        for (; j > 0 && sorted[j - 1].offset > g_images[i].offset; --j) sorted[j] = sorted[j - 1];
+        sorted[j] = g_images[i];
+        total += g_images[i].size;
+    }
+    auto* bytes = static_cast<unsigned char*>(std::malloc(total != 0 ? total : 1));
+    if (bytes == nullptr) return;
+    int spans = 0;
+    std::size_t at = 0;
+    for (int i = 0; i < n; ++i) {
+        const tls_image& m = sorted[i];
+        std::memcpy(bytes + at, m.init, m.init_size);
+        std::memset(bytes + at + m.init_size, 0, m.size - m.init_size);
+        tls_span* last = spans > 0 ? &g_spans[spans - 1] : nullptr;
+        if (last != nullptr && last->offset + static_cast<std::ptrdiff_t>(last->size) == m.offset)
+            last->size += m.size;
+        else
+            g_spans[spans++] = tls_span{m.offset, m.size, bytes + at};
+        at += m.size;
+    }
+    g_span_count = spans;
+}
+
 // At start, with `tp` the first block made: its DTV generation, whether every
 // module's TLS is static, and the images copy_static_tls copies.
 void note_static_tls(void* tp) {
@@ -338,6 +382,7 @@ void note_static_tls(void* tp) {
     g_start_generation = field<dtv_entry*>(tp, off_dtv)[0].counter;
     g_all_tls_static_at_start = !c.dynamic_seen;
     g_image_count = c.dynamic_seen || c.too_many ? -1 : c.count;
+    prepare_tls_spans();
 }
 
 // Finds which word of libc's TLS is malloc's tcache pointer: in the fresh
