@@ -25,8 +25,14 @@ jobs=${WEFT_JOBS:-2}
 # Four fresh builds are most of the run's time on 2 cores; where ccache is installed,
 # objects compiled before (another checkout of the same sources) are reused. The tests
 # run the same binaries either way.
+# CMake passes absolute paths (sources, -I), and -g makes ccache hash the build
+# directory: without a base_dir covering the checkout and hash_dir off, a clone in
+# another directory (CI's clean checkout) misses on every object. The checkout's
+# root as base_dir makes every path relative to the build directory, the same in
+# any clone.
 if [[ "${WEFT_CCACHE:-1}" != 0 && -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]] && command -v ccache >/dev/null; then
     export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
+    export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 fi
 read -r -a stages <<<"${WEFT_TEST_STAGES:-release asan tsan fuzz}"
 # shellcheck disable=SC2206 # word splitting intended
