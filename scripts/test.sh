@@ -4,8 +4,9 @@
 #   1. release preset: build, ctest (every label)
 #   2. asan preset (ASan + UBSan + LSan): build, ctest (every label)
 #   3. tsan preset: build, ctest -L concurrency
-#   4. fuzz preset (clang-14 + libFuzzer): build fuzz/'s targets, run each for
-#      WEFT_FUZZ_SECONDS (30 s) from its seed corpus (scripts/fuzz.sh does it alone)
+#   4. fuzz preset (clang-14 + libFuzzer): build fuzz/'s targets, replay each one's
+#      seed corpus and fuzz on for the preset's WEFT_FUZZ_SECONDS (10 s); scripts/fuzz.sh
+#      runs it alone, 30 s per target by default
 #
 # Each stage builds with -j$WEFT_JOBS and runs ctest -j$WEFT_JOBS (default 2).
 # A stage whose configure or build fails counts as one failed test and the next
