@@ -3,7 +3,8 @@
 #
 #   1. release preset: build, ctest (every label)
 #   2. asan preset (ASan + UBSan + LSan): build, ctest (every label)
-#   3. tsan preset: build, ctest -L concurrency
+#   3. tsan preset: build what the concurrency label runs (weft_concurrency_tests),
+#      ctest -L concurrency
 #   4. fuzz preset (clang-14 + libFuzzer): build fuzz/'s targets, replay each one's
 #      seed corpus and fuzz on for the preset's WEFT_FUZZ_SECONDS (10 s); scripts/fuzz.sh
 #      runs it alone, 30 s per target by default
@@ -56,7 +57,13 @@ for stage in "${stages[@]}"; do
         summary+=("$stage: configure failed")
         continue
     fi
-    if ! cmake --build --preset "$stage" -j"$jobs"; then
+    # The tsan test preset runs only the tests labelled concurrency: build only
+    # what they run (tests/CMakeLists.txt, weft_concurrency_tests).
+    build_targets=()
+    if [[ "$stage" == tsan ]]; then
+        build_targets=(--target weft_concurrency_tests)
+    fi
+    if ! cmake --build --preset "$stage" -j"$jobs" "${build_targets[@]}"; then
         echo "==== $stage: BUILD FAILED (counted as 1 failed test)"
         total_failed=$((total_failed + 1))
         summary+=("$stage: build failed")
