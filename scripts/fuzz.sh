@@ -5,7 +5,8 @@
 #   scripts/fuzz.sh [SECONDS]      SECONDS per target (default: WEFT_FUZZ_SECONDS or 30)
 #
 # `make test` runs the same preset as its last stage (scripts/test.sh), with the
-# default 30 s per target, the targets two at a time. A crash leaves its input
+# preset's 10 s per target, the targets two at a time: a check on every run;
+# this script's longer default is for fuzzing on purpose. A crash leaves its input
 # in build/fuzz/fuzz-crash-<target>-*; rerun it with build/fuzz/bin/weft-fuzz-<target> <file>.
 # New inputs the fuzzer finds go to build/fuzz/fuzz-corpus/<target>/ (copy the
 # interesting ones to fuzz/corpus/<target>/ to keep them).
