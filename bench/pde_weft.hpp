@@ -25,9 +25,29 @@ pingpong::fit weft_message_fit(int a, int b, std::vector<std::size_t> const& siz
 std::vector<pingpong::point> weft_message_points(int a, int b, std::vector<std::size_t> const& sizes, int rounds,
                                                  long iters, std::uint64_t compute_ns = 0);
 
+// The grain exchange of the model's o (pde_model.hpp, overhead_at_grain) on
+// the running job: `threads` threads on node a and as many on node b, thread
+// i of one exchanging with thread i of the other (each step: send `messages`
+// messages of `bytes`, each through its own port, compute compute_ns, receive
+// as many), `iters` steps after a tenth as many unrecorded ones; nanoseconds
+// per step of the first pair's thread on a.
+double weft_grain_step_ns(int a, int b, int threads, int messages, std::size_t bytes, long iters,
+                          std::uint64_t compute_ns);
+
+// The thread counts whose o the versions' models use (handcoded 1, threads2
+// 2, threads4 4; blocking1 none), each once.
+std::vector<int> grain_threads(std::vector<weft::apps::pde::weft_version> const& vs);
+
+// The computation between a thread's send and its receive in the version
+// with `threads` threads per node, on `nodes` blocks of side x side, from a
+// node's seconds per sweep computing alone: t (n - e) for handcoded
+// (threads 1), t n / threads for the threads.
+std::uint64_t grain_compute_ns(int nodes, long side, int threads, double node_calc_s);
+
 // calc(n): seconds per sweep of every node relaxing its side x side block at
 // once on the job's workers, with no messages (a weft thread per node; the
-// wall time from the first start to the last end, over `sweeps` sweeps). It
+// wall time from a barrier of the nodes, their grids built, to the last end,
+// over `sweeps` sweeps, as a version's run is timed). It
 // carries what the nodes share: CPUs (more nodes than workers) and caches and
 // memory bandwidth.
 double weft_calc_time(int nodes, long side, int sweeps);
@@ -55,8 +75,11 @@ double weft_run(int nodes, long side, weft::apps::pde::weft_version v, int sweep
 // send and receive); rank 0 prints their samples, "fitpoint remote ...",
 // "fitpoint overhead ..." and "fitpoint local ..." (print_points). Then, as the raw MPI child
 // (pde.hpp, child), for every side each version's checked run and `rounds`
-// rounds of calc(n) and the versions' timed runs; rank 0 prints the "check"
-// and "pde" lines, the time the slowest node's.
+// rounds of calc(n), the grain exchanges between ranks 0 and 1 (one per
+// thread count of grain_threads, computing grain_compute_ns of this round's
+// calc(n) between send and receive; rank 0 prints "grain SIDE THREADS
+// COMPUTE_NS STEP_NS") and the versions' timed runs; rank 0 prints the
+// "check" and "pde" lines, the time the slowest node's.
 int weft_mpi_child(int ranks, std::vector<long> const& sides, std::vector<std::string> const& versions, int rounds,
                    double work, int max_sweeps);
 
