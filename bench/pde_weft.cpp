@@ -300,10 +300,10 @@ std::vector<int> grain_threads(std::vector<app::weft_version> const& vs) {
 
 namespace {
 // Steps of an mpi grain exchange, from the block alone so that both ranks
-// agree: about 20 ms at a nanosecond per point, 20 to 2,000.
+// agree: about 20 ms at a nanosecond per point, 20 to 1,000.
 long grain_iters_mpi(long side) {
     double const n = static_cast<double>(side) * static_cast<double>(side);
-    return static_cast<long>(std::clamp(2e7 / n, 20.0, 2000.0));
+    return static_cast<long>(std::clamp(2e7 / n, 20.0, 1000.0));
 }
 }  // namespace
 
@@ -405,6 +405,7 @@ int weft_mpi_child(int ranks, std::vector<long> const& sides, std::vector<std::s
             print_points("overhead", remote.overhead);
             print_points("local", weft_message_points(0, 0, kFitSizes, rounds, 5000));
         }
+        check(weft_net_barrier(), "weft_net_barrier");
     }
     std::vector<int> const grain_ts = grain_threads(vs);
     app::layout const l = app::block_layout(nodes);
@@ -438,6 +439,9 @@ int weft_mpi_child(int ranks, std::vector<long> const& sides, std::vector<std::s
                         if (rank == 0)
                             std::printf("grain %ld %d %llu %.9g\n", side, t, static_cast<unsigned long long>(c), step);
                     }
+                // The other ranks wait here, not in the versions' lookups,
+                // which time out.
+                check(weft_net_barrier(), "weft_net_barrier");
                 for (auto v : vs) {
                     app::problem const p{gnx, gny, v, sweeps};
                     double const t = app::run_distributed(p, std::to_string(run++), false, nullptr);
