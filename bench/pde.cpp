@@ -620,12 +620,7 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
         ctx.progress("inproc, %d nodes: checking every version against the serial program", nodes);
         for (long s : sides)
             for (auto v : vs) (void)weft_run(nodes, s, v, 3, true);
-        // The grain exchanges' computations (grain_compute_ns), from the
-        // first calc(n), the same in every round.
         std::vector<int> const grain_ts = grain_threads(vs);
-        std::map<std::pair<long, int>, std::uint64_t> grain_c;
-        for (long s : sides)
-            for (int th : grain_ts) grain_c[{s, th}] = grain_compute_ns(nodes, s, th, first_calc[s] / mp.share);
         grain_samples grain;
         std::map<std::pair<long, int>, std::vector<double>> times;
         std::map<long, std::vector<double>> calc;
@@ -636,14 +631,15 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
                 if (nodes >= 2)
                     for (int th : grain_ts) {
                         model_shape const shape = weft_shape(nodes, s, th);
-                        auto const c = grain_c[{s, th}];
-                        // About 20 ms of steps, each at least the latency.
+                        // About 20 ms of steps, each at least the latency
+                        // and the block's computation (first calc(n)).
                         double const lat_ns = remote.alpha_ns + remote.beta_ns_per_byte * shape.remote_bytes;
-                        double const per_step = std::max({static_cast<double>(c) * th, lat_ns, 1000.0});
+                        double const per_step = std::max({first_calc[s] * 1e9 / mp.share, lat_ns, 1000.0});
                         auto const iters = static_cast<long>(std::clamp(2e7 / per_step, 10.0, 2000.0));
-                        grain.add(s, th, static_cast<double>(c),
-                                  weft_grain_step_ns(0, 1, th, std::max(1, shape.remote),
-                                                     static_cast<std::size_t>(shape.remote_bytes), iters, c));
+                        grain_step const g = weft_grain_step(0, 1, th, std::max(1, shape.remote),
+                                                             static_cast<std::size_t>(shape.remote_bytes), iters,
+                                                             grain_rect_of(nodes, s, th));
+                        grain.add(s, th, g.compute_ns, g.step_ns);
                     }
                 for (auto v : vs) times[{s, static_cast<int>(v)}].push_back(weft_run(nodes, s, v, sweeps[s], false));
             }

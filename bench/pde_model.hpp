@@ -59,7 +59,8 @@
 // node (thread i of one node with thread i of the other, per step as many
 // messages each way as the version's busiest thread has remote edges, each
 // of its longest edge's bytes) with the version's computation between send
-// and receive (t n / T for T threads; t (n - e) for handcoded, T = 1) takes
+// and receive (the relaxation of a strip of n / T points for T threads, of
+// the n - e interior points for handcoded, T = 1; c its measured time) takes
 // beyond what the overlap form charges with o = 0, per message.
 #pragma once
 

@@ -34,6 +34,11 @@ struct pingpong_run {
     std::size_t bytes = 0;
     long iters = 0, warmup = 0;
     std::uint64_t compute_ns = 0;
+    // The grain exchange's computation instead: relax a grid of relax_nx x
+    // relax_ny points between the sends and the receives, as the solver's
+    // strip does; compute_step_ns is its measured time per step (timed side).
+    std::size_t relax_nx = 0, relax_ny = 0;
+    double compute_step_ns = 0;
     double half_rtt_ns = 0;
 };
 
@@ -63,17 +68,29 @@ void* exchange(void* arg) {
     auto* x = static_cast<exchange_side*>(arg);
     pingpong_run* r = x->run;
     std::vector<unsigned char> buf(r->bytes, 1);
-    std::uint64_t t0 = 0;
+    bool const relax = r->relax_nx > 0 && r->relax_ny > 0;
+    app::grid g(relax ? r->relax_nx : 1, relax ? r->relax_ny : 1), h(g.nx(), g.ny());
+    std::uint64_t t0 = 0, computing = 0;
     for (long i = 0; i < r->warmup + r->iters; ++i) {
-        if (i == r->warmup) t0 = now_ns();
+        if (i == r->warmup) t0 = now_ns(), computing = 0;
         check(weft_net_send(x->to, 0, buf.data(), buf.size()), "weft_net_send");
         for (auto const& m : x->more) check(weft_net_send(m.first, 0, buf.data(), buf.size()), "weft_net_send");
         if (r->compute_ns > 0) busy_for_ns(r->compute_ns);
+        if (relax) {
+            std::uint64_t const c0 = now_ns();
+            app::relax_rect(g, h, 0, static_cast<long>(g.nx()), 0, static_cast<long>(g.ny()));
+            std::swap(g, h);
+            computing += now_ns() - c0;
+        }
         check(weft_net_recv(x->mine, buf.data(), buf.size(), nullptr, WEFT_NET_FOREVER), "weft_net_recv");
         for (auto const& m : x->more)
             check(weft_net_recv(m.second, buf.data(), buf.size(), nullptr, WEFT_NET_FOREVER), "weft_net_recv");
     }
-    if (x->timed) r->half_rtt_ns = static_cast<double>(now_ns() - t0) / static_cast<double>(r->iters);
+    if (x->timed) {
+        r->half_rtt_ns = static_cast<double>(now_ns() - t0) / static_cast<double>(r->iters);
+        r->compute_step_ns = static_cast<double>(computing) / static_cast<double>(r->iters);
+    }
+    keep(g.at(0, 0));
     return nullptr;
 }
 
@@ -109,13 +126,14 @@ double exchange_ns(int a, int b, std::size_t bytes, long iters, std::uint64_t co
 // pair of ports (ports i * messages + j), with compute_ns between its sends
 // and its receives. One side's threads run on `node`; the time per step is
 // pair 0's on the timed side (runs[0].half_rtt_ns).
-std::vector<pingpong_run> grain_runs(int threads, std::size_t bytes, long iters, std::uint64_t compute_ns) {
+std::vector<pingpong_run> grain_runs(int threads, std::size_t bytes, long iters, grain_rect rect) {
     std::vector<pingpong_run> runs(static_cast<std::size_t>(threads));
     for (auto& r : runs) {
         r.bytes = bytes;
         r.iters = iters;
         r.warmup = std::max(1L, iters / 10);
-        r.compute_ns = compute_ns;
+        r.relax_nx = rect.nx;
+        r.relax_ny = rect.ny;
     }
     return runs;
 }
@@ -179,13 +197,23 @@ struct mpi_exchange_ports {
     }
 
     // Both ranks make the same calls; rank 0's time per step (rank 1: 0).
-    double step_ns(int threads, int messages, std::size_t bytes, long iters, std::uint64_t compute_ns) {
+    grain_step step(int threads, int messages, std::size_t bytes, long iters, grain_rect rect) {
         if (threads > kGrainThreadsMax || messages > kGrainMessagesMax)
             die("pde child (weft over mpi): a grain exchange of %d threads of %d messages (at most %d and %d)", threads,
                 messages, kGrainThreadsMax, kGrainMessagesMax);
-        std::vector<pingpong_run> runs = grain_runs(threads, bytes, iters, compute_ns);
+        std::vector<pingpong_run> runs = grain_runs(threads, bytes, iters, rect);
         grain_side g;
         g.start(self, runs, messages, mine.data(), peer.data(), self == 0);
+        g.join();
+        return {runs[0].half_rtt_ns, runs[0].compute_step_ns};
+    }
+
+    // measure_remote's exchange: one thread each, one message, compute_ns of spinning.
+    double fit_step_ns(std::size_t bytes, long iters, std::uint64_t compute_ns) {
+        std::vector<pingpong_run> runs = grain_runs(1, bytes, iters, {});
+        runs[0].compute_ns = compute_ns;
+        grain_side g;
+        g.start(self, runs, 1, mine.data(), peer.data(), self == 0);
         g.join();
         return runs[0].half_rtt_ns;
     }
@@ -267,15 +295,14 @@ pingpong::fit weft_message_fit(int a, int b, std::vector<std::size_t> const& siz
     return pingpong::fit_alpha_beta(weft_message_points(a, b, sizes, rounds, iters, compute_ns), sizes.back());
 }
 
-double weft_grain_step_ns(int a, int b, int threads, int messages, std::size_t bytes, long iters,
-                          std::uint64_t compute_ns) {
+grain_step weft_grain_step(int a, int b, int threads, int messages, std::size_t bytes, long iters, grain_rect rect) {
     auto const n = static_cast<std::size_t>(threads) * static_cast<std::size_t>(messages);
     std::vector<weft_port_id_t> pa(n), pb(n);
     for (std::size_t i = 0; i < n; ++i) {
         on_node(a, make_port, &pa[i]);
         on_node(b, make_port, &pb[i]);
     }
-    std::vector<pingpong_run> runs = grain_runs(threads, bytes, iters, compute_ns);
+    std::vector<pingpong_run> runs = grain_runs(threads, bytes, iters, rect);
     grain_side ga, gb;
     gb.start(b, runs, messages, pb.data(), pa.data(), false);
     ga.start(a, runs, messages, pa.data(), pb.data(), true);
@@ -285,7 +312,7 @@ double weft_grain_step_ns(int a, int b, int threads, int messages, std::size_t b
         on_node(a, drop_port, &pa[i]);
         on_node(b, drop_port, &pb[i]);
     }
-    return runs[0].half_rtt_ns;
+    return {runs[0].half_rtt_ns, runs[0].compute_step_ns};
 }
 
 std::vector<int> grain_threads(std::vector<app::weft_version> const& vs) {
@@ -307,10 +334,11 @@ long grain_iters_mpi(long side) {
 }
 }  // namespace
 
-std::uint64_t grain_compute_ns(int nodes, long side, int threads, double node_calc_s) {
+grain_rect grain_rect_of(int nodes, long side, int threads) {
     model_shape const s = weft_shape(nodes, side, threads);
-    double const c = threads <= 1 ? node_calc_s * (s.n - s.e) / s.n : node_calc_s / threads;
-    return static_cast<std::uint64_t>(std::max(0.0, c * 1e9));
+    auto const cols = static_cast<std::size_t>(side);
+    double const points = threads <= 1 ? s.n - s.e : s.n / threads;
+    return {cols, std::max<std::size_t>(1, static_cast<std::size_t>(points / static_cast<double>(side) + 0.5))};
 }
 
 model_shape weft_shape(int nodes, long side, int threads) {
@@ -397,7 +425,7 @@ int weft_mpi_child(int ranks, std::vector<long> const& sides, std::vector<std::s
         remote_points const remote = ports.active()
                                          ? measure_remote(rounds,
                                                           [&](std::size_t bytes, std::uint64_t compute_ns) {
-                                                              return ports.step_ns(1, 1, bytes, 2000, compute_ns);
+                                                              return ports.fit_step_ns(bytes, 2000, compute_ns);
                                                           })
                                          : remote_points{};
         if (rank == 0) {
@@ -431,13 +459,11 @@ int weft_mpi_child(int ranks, std::vector<long> const& sides, std::vector<std::s
                 std::printf("calc %ld %d %d %.9g\n", side, rank, round, calc_s);
                 if (ports.active())
                     for (int t : grain_ts) {
-                        std::uint64_t const c = grain_compute_ns(nodes, side, t, calc_s);
                         model_shape const shape = weft_shape(nodes, side, t);
-                        double const step =
-                            ports.step_ns(t, std::max(1, shape.remote), static_cast<std::size_t>(shape.remote_bytes),
-                                          grain_iters_mpi(side), c);
-                        if (rank == 0)
-                            std::printf("grain %ld %d %llu %.9g\n", side, t, static_cast<unsigned long long>(c), step);
+                        grain_step const g =
+                            ports.step(t, std::max(1, shape.remote), static_cast<std::size_t>(shape.remote_bytes),
+                                       grain_iters_mpi(side), grain_rect_of(nodes, side, t));
+                        if (rank == 0) std::printf("grain %ld %d %.9g %.9g\n", side, t, g.compute_ns, g.step_ns);
                     }
                 // The other ranks wait here, not in the versions' lookups,
                 // which time out.
