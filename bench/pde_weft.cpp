@@ -123,9 +123,9 @@ double exchange_ns(int a, int b, std::size_t bytes, long iters, std::uint64_t co
 // The grain exchange of the model's o (pde_model.hpp, overhead_at_grain):
 // `threads` pairs of threads, thread i of one side exchanging `messages`
 // messages each way per step with thread i of the other, each through its own
-// pair of ports (ports i * messages + j), with compute_ns between its sends
-// and its receives. One side's threads run on `node`; the time per step is
-// pair 0's on the timed side (runs[0].half_rtt_ns).
+// pair of ports (ports i * messages + j), relaxing `rect` between its sends
+// and its receives. One side's threads run on `node`; the times per step are
+// pair 0's on the timed side (runs[0].half_rtt_ns, compute_step_ns).
 std::vector<pingpong_run> grain_runs(int threads, std::size_t bytes, long iters, grain_rect rect) {
     std::vector<pingpong_run> runs(static_cast<std::size_t>(threads));
     for (auto& r : runs) {
