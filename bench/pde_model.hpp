@@ -124,19 +124,21 @@ inline double overhead_remote(model_params const& m, model_shape const& s) {
 // each of its `threads` threads per node sending k = `messages` messages
 // (the version's busiest thread's remote messages), computing `compute_s`
 // and receiving as many; `latency_s` the model's L at its message size. The
-// exchange is the overlap form's program with no local messages and f = 1,
-// so o is what makes that form equal the step:
-//   T = 1 (handcoded's):  step = max{c + k o, L}:  o = (step - c) / k where
-//                          step > L, and 0 where the wait covers it (then any
-//                          o up to (L - c) / k gives the same time);
-//   T >= 2 (the threads'): step = max{T (c + k o), c + k o + L}:  o = the
-//                          smaller of (step / T - c) / k and (step - c - L) / k
-//                          (each branch grows with o: the one that reaches
-//                          step first).
+// exchange is the overlap form's program with no local messages and f = 1:
+//   T = 1 (handcoded's):  step = max{c + k o, L}
+//   T >= 2 (the threads'): step = max{T (c + k o), c + k o + L}
+// o is the step's excess over that form with o = 0, per message charged:
+//   T = 1:  o = (step - max{c, L}) / k; where c >= L, the form's inverse. Where
+//           c < L, the step is the latency and o is not in it: any o up to
+//           (L - c) / k gives the same time, and step - c would be the
+//           latency's noise charged k times per node in the CPU branch.
+//   T >= 2: o = the smaller of (step / T - c) / k and (step - c - L) / k, the
+//           form's inverse (each branch grows with o: the one that reaches
+//           step first).
 // Never below 0 (a disturbed measurement).
 inline double overhead_at_grain(double step_s, double compute_s, double latency_s, int threads, int messages = 1) {
     double const k = std::max(1, messages);
-    double const ko = threads <= 1 ? (step_s > latency_s ? step_s - compute_s : 0.0)
+    double const ko = threads <= 1 ? step_s - std::max(compute_s, latency_s)
                                    : std::min(step_s / threads - compute_s, step_s - compute_s - latency_s);
     return std::max(0.0, ko / k);
 }

@@ -169,9 +169,11 @@ TEST(PdeModel, overhead_at_grain_inverts_the_overlap_form_of_its_exchange) {
             }
     // One thread (handcoded's grain): step = max{c + o, L}.
     EXPECT_DOUBLE_EQ(overhead_at_grain(1000 + 40, 1000, 300, 1), 40);  // computation covers the latency
-    EXPECT_DOUBLE_EQ(overhead_at_grain(330, 100, 300, 1), 230);        // the message came after the computation
-    // Latency-bound: the wait covers whatever o is; 0 gives the same time.
+    // Computation below the latency: o is not in the step; only its excess
+    // over the latency is charged, not the latency's noise over c.
     EXPECT_DOUBLE_EQ(overhead_at_grain(300, 100, 300, 1), 0);
+    EXPECT_DOUBLE_EQ(overhead_at_grain(330, 100, 300, 1), 30);
+    EXPECT_DOUBLE_EQ(overhead_at_grain(330, 100, 300, 1, 3), 10);
     // Worked figures, two threads: CPU-bound, step = 2 (c + o) = 2 (1000 + 25);
     // latency-bound, step = c + o + L = 10 + 5 + 300.
     EXPECT_DOUBLE_EQ(overhead_at_grain(2050, 1000, 300, 2), 25);
