@@ -7,12 +7,14 @@
 // The model's inputs are measured on that job in the same invocation over
 // kFitSizes (8 B..2 KiB, least squares): alpha_R and beta_R from an exchange
 // between a thread on node 0 and one on node 1 (both send, then both
-// receive), the overhead o from the same exchange with a computation between
+// receive), a reported o from the same exchange with a computation between
 // send and receive that covers the latency (the step less the computation),
-// alpha_L and beta_L from the exchange between two threads of node 0; and
-// calc(n), a sweep of every node's block with no messages, the nodes sweeping
-// at once (weft_calc_time), in every round. pde_model.hpp has the equations
-// and docs/design/pde.md maps the paper's symbols to them.
+// alpha_L and beta_L from the exchange between two threads of node 0; and in
+// every round calc(n), a sweep of every node's block with no messages, the
+// nodes sweeping at once (weft_calc_time), and the grain exchanges whose
+// steps give the model's o per side and thread count (weft_grain_step_ns,
+// overhead_at_grain). pde_model.hpp has the equations and docs/design/pde.md
+// maps the paper's symbols to them.
 //
 // transport "raw_mpi": MPI jobs of this executable (mpiexec -n P weft-bench
 // pde --mpi-child; mpi_launch.hpp) run apps/pde's MPI versions (mpi_plain,
@@ -28,9 +30,10 @@
 // --mpi-child --child-transport mpi) run the weft versions over weft's mpi
 // transport, one node per rank and one worker each (apps/pde
 // run_distributed: the nodes find each other's ports through the naming
-// service). A job measures alpha_R, beta_R and o (ranks 0 and 1) and alpha_L
-// and beta_L (rank 0) with the inproc rows' exchanges over weft's ports, and
-// calc(n) as the raw_mpi job does; the equations are the inproc rows'.
+// service). A job measures alpha_R, beta_R and the reported o (ranks 0 and 1)
+// and alpha_L and beta_L (rank 0) with the inproc rows' exchanges over weft's
+// ports, calc(n) as the raw_mpi job does and, after it in every round, the
+// grain exchanges between ranks 0 and 1; the equations are the inproc rows'.
 //
 // raw_mpi and mpi run paired: for every P, each round runs one job of each,
 // one timed run of every (side, version) each, in alternating order, and
@@ -266,6 +269,21 @@ struct mpi_transport {
     std::vector<std::string> fit_names;
 };
 
+// The grain exchanges of the model's o (pde_model.hpp, overhead_at_grain):
+// per (side, threads), every round's computation and time per step.
+struct grain_samples {
+    struct series {
+        std::vector<double> compute_ns, step_ns;
+    };
+    std::map<std::pair<long, int>, series> samples;
+
+    void add(long side, int threads, double compute_ns, double step_ns) {
+        auto& x = samples[{side, threads}];
+        x.compute_ns.push_back(compute_ns);
+        x.step_ns.push_back(step_ns);
+    }
+};
+
 // What the rounds' jobs of one transport measured, merged: per round, every
 // (version, side)'s time, each side's calc(n) and the fits.
 struct job_rounds {
@@ -273,6 +291,7 @@ struct job_rounds {
     std::map<std::pair<std::string, long>, int> sweeps;
     std::map<long, std::vector<double>> calc;
     std::map<std::string, std::vector<pingpong::point>> points;  // per fit: every job's samples per size
+    grain_samples grain;                                         // the weft jobs' grain exchanges
 
     // The fit over each size's median of the rounds' jobs' samples.
     pingpong::fit fit(std::string const& name) const {
@@ -297,6 +316,47 @@ void run_job_round(mpi_transport const& tr, long p, std::vector<long> const& sid
     for (auto const& [key, ts] : c.times) into.times[key].push_back(ts.front());
     for (auto const& [key, sw] : c.sweeps) into.sweeps[key] = sw;
     for (auto const& [side, secs] : c.calc) into.calc[side].push_back(secs);
+    for (auto const& line : mpi::lines_tagged(out, "grain")) {
+        long side = 0;
+        int threads = 0;
+        double compute_ns = -1, step_ns = 0;
+        if (std::sscanf(line.c_str(), "%ld %d %lf %lf", &side, &threads, &compute_ns, &step_ns) != 4 ||
+            compute_ns < 0 || step_ns <= 0 || threads < 1)
+            die("pde child: bad line 'grain %s'", line.c_str());
+        into.grain.add(side, threads, compute_ns, step_ns);
+    }
+}
+
+// The model's o for a version with shape.threads threads per node at one
+// block size (pde_model.hpp, overhead_at_grain), from the medians of its
+// grain exchanges' steps and computations, with L the model's latency at the
+// exchange's message size; 0 for blocking1 (it waits for its messages) and
+// where none was measured (a job of one node).
+struct grain_o {
+    bool measured = false;
+    double o_s = 0, step_ns = 0, compute_ns = 0;
+};
+
+grain_o grain_overhead(grain_samples const& g, long side, app::weft_version v, model_params const& mp,
+                       model_shape const& shape) {
+    grain_o r;
+    if (v == app::weft_version::blocking1) return r;
+    auto const it = g.samples.find({side, shape.threads});
+    if (it == g.samples.end() || it->second.step_ns.empty()) return r;
+    r.measured = true;
+    r.step_ns = summarize(it->second.step_ns).median;
+    r.compute_ns = summarize(it->second.compute_ns).median;
+    r.o_s = overhead_at_grain(r.step_ns * 1e-9, r.compute_ns * 1e-9, latency_remote(mp, shape), shape.threads,
+                              std::max(1, shape.remote));
+    return r;
+}
+
+void add_grain(json_object& rec, grain_o const& g) {
+    if (!g.measured) {
+        rec.add_null("o_grain_ns").add_null("grain_step_ns").add_null("grain_compute_ns");
+        return;
+    }
+    rec.add("o_grain_ns", g.o_s * 1e9).add("grain_step_ns", g.step_ns).add("grain_compute_ns", g.compute_ns);
 }
 
 // The model's measured message costs in a row: remote latency and overhead,
@@ -383,6 +443,9 @@ void emit_weft_rows(context& ctx, table& t, long p, std::vector<long> const& sid
             auto const& ts = wj.times.at({name, s});
             summary const sum = summarize(ts);
             model_shape const shape = weft_shape(static_cast<int>(p), s, app::threads_per_node(v));
+            grain_o const go = grain_overhead(wj.grain, s, v, mp, shape);
+            mp.o_r_s = go.o_s;
+            mp.o_beta_r_s = 0;
             double const model_s = weft_model(v, mp, shape);
             double const overlap_s = weft_model(v, mp, shape, true);
             json_object rec = ctx.record();
@@ -408,6 +471,7 @@ void emit_weft_rows(context& ctx, table& t, long p, std::vector<long> const& sid
             rec.add("calc_s", calc.median).add("calc_s_spread", calc.spread).add("overlap_f", mp.share);
             rec.add("t_point_ns", mp.t_point_s * 1e9);
             add_fits(rec, remote, overhead, &local);
+            add_grain(rec, go);
             rec.add("checked", true);
             add_provenance(rec);
             ctx.emit(rec);
@@ -545,21 +609,38 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
         // Sweeps per run: about run_s of the blocking model's time, from a
         // first calc(n).
         std::map<long, int> sweeps, calc_sweeps;
+        std::map<long, double> first_calc;
         for (long s : sides) {
             calc_sweeps[s] = sweeps_for(s, work, max_sweeps);
-            set_calc(mp, weft_calc_time(nodes, s, calc_sweeps[s]), s, node_share);
+            first_calc[s] = weft_calc_time(nodes, s, calc_sweeps[s]);
+            set_calc(mp, first_calc[s], s, node_share);
             double const est = t_blocking(mp, weft_shape(nodes, s, 1));
             sweeps[s] = static_cast<int>(std::clamp(run_s / est, 3.0, static_cast<double>(max_sweeps)));
         }
         ctx.progress("inproc, %d nodes: checking every version against the serial program", nodes);
         for (long s : sides)
             for (auto v : vs) (void)weft_run(nodes, s, v, 3, true);
+        std::vector<int> const grain_ts = grain_threads(vs);
+        grain_samples grain;
         std::map<std::pair<long, int>, std::vector<double>> times;
         std::map<long, std::vector<double>> calc;
         for (int r = 0; r < rounds; ++r) {
             ctx.progress("inproc, %d nodes: round %d of %d", nodes, r + 1, rounds);
             for (long s : sides) {
                 calc[s].push_back(weft_calc_time(nodes, s, calc_sweeps[s]));
+                if (nodes >= 2)
+                    for (int th : grain_ts) {
+                        model_shape const shape = weft_shape(nodes, s, th);
+                        // About 20 ms of steps, each at least the latency
+                        // and the block's computation (first calc(n)).
+                        double const lat_ns = remote.alpha_ns + remote.beta_ns_per_byte * shape.remote_bytes;
+                        double const per_step = std::max({first_calc[s] * 1e9 / mp.share, lat_ns, 1000.0});
+                        auto const iters = static_cast<long>(std::clamp(2e7 / per_step, 10.0, 2000.0));
+                        grain_step const g = weft_grain_step(0, 1, th, std::max(1, shape.remote),
+                                                             static_cast<std::size_t>(shape.remote_bytes), iters,
+                                                             grain_rect_of(nodes, s, th));
+                        grain.add(s, th, g.compute_ns, g.step_ns);
+                    }
                 for (auto v : vs) times[{s, static_cast<int>(v)}].push_back(weft_run(nodes, s, v, sweeps[s], false));
             }
         }
@@ -572,6 +653,9 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
                 auto const& ts = times[{s, static_cast<int>(v)}];
                 summary const sum = summarize(ts);
                 model_shape const shape = weft_shape(nodes, s, app::threads_per_node(v));
+                grain_o const go = grain_overhead(grain, s, v, mp, shape);
+                mp.o_r_s = go.o_s;
+                mp.o_beta_r_s = 0;
                 double const model_s = weft_model(v, mp, shape);
                 double const overlap_s = weft_model(v, mp, shape, true);
                 json_object rec = ctx.record();
@@ -594,6 +678,7 @@ void run_inproc(context& ctx, std::vector<long> const& ranks, std::vector<long> 
                 rec.add("injected_alpha_ns", static_cast<double>(inj_alpha_ns));
                 rec.add("injected_beta_ns_per_byte", static_cast<double>(inj_beta_ns));
                 add_fits(rec, remote, overhead, &local);
+                add_grain(rec, go);
                 rec.add("checked", true);
                 add_provenance(rec);
                 ctx.emit(rec);

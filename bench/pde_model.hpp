@@ -42,9 +42,26 @@
 //   one node's wait is another's computation. So the CPU-bound branch is f
 //   times one node's work and the latency-bound one a single node's path:
 //     T_b'   = max{ f t n,  t n + L }
-//     T_T'   = max{ f T cpu,  cpu + L },  cpu = c + t n / T + m_L (alpha_L + beta_L lambda_L) + k_RT o(lambda_RT)
-//     T_opt' = max{ f (t n + k_R o(lambda_R)),  max{ t (n - e) + k_R o(lambda_R), L } + t e }
+//     T_T'   = max{ f T cpu,  cpu + L },  cpu = c + t n / T + m_L (alpha_L + beta_L lambda_L) + k_RT o_T(n)
+//     T_opt' = max{ f (t n + k_R o_1(n)),  max{ t (n - e) + k_R o_1(n), L } + t e }
+//   (o_T(n) is o + o_beta lambda for the raw MPI rows, whose o is the one
+//   measured after 20 us; below for weft's rows.)
 //   With f = 1 they are the first two ways alone.
+//
+// o is measured at the solver's own grain, for every block size and thread
+// count (overhead_at_grain): a message's CPU cost is not one constant. Over
+// shared memory, an exchange with 20 us of computation between send and
+// receive took 2.0 us beyond the computation, more than a whole step of the
+// exchange without it (1.2 us; raw MPI alike, 1.25 against 0.71 us), so that
+// figure is not the message's handling alone; and a thread whose receive
+// blocks while a sibling runs pays a switch and a wake-up that a lone thread
+// polling in its receive does not. So o is what an exchange of T threads per
+// node (thread i of one node with thread i of the other, per step as many
+// messages each way as the version's busiest thread has remote edges, each
+// of its longest edge's bytes) with the version's computation between send
+// and receive (the relaxation of a strip of n / T points for T threads, of
+// the n - e interior points for handcoded, T = 1; c its measured time) takes
+// beyond what the overlap form charges with o = 0, per message.
 #pragma once
 
 #include <algorithm>
@@ -52,12 +69,12 @@
 namespace weft::bench::pde {
 
 struct model_params {
-    double t_point_s = 0;                   // t
-    double share = 1;                       // f
-    double alpha_r_s = 0, beta_r_s = 0;     // remote message: alpha_R s, beta_R s per byte
-    double alpha_l_s = 0, beta_l_s = 0;     // same-node message: alpha_L s, beta_L s per byte
-    double switch_s = 0;                    // c
-    double o_r_s = 0, o_beta_r_s = 0;       // remote message's CPU at each end, taken while computing (LogP's o)
+    double t_point_s = 0;                // t
+    double share = 1;                    // f
+    double alpha_r_s = 0, beta_r_s = 0;  // remote message: alpha_R s, beta_R s per byte
+    double alpha_l_s = 0, beta_l_s = 0;  // same-node message: alpha_L s, beta_L s per byte
+    double switch_s = 0;                 // c
+    double o_r_s = 0, o_beta_r_s = 0;    // remote message's CPU at each end, taken while computing (LogP's o)
 };
 
 // One node's work and messages for a version with T threads per node.
@@ -82,8 +99,8 @@ inline double t_blocking(model_params const& m, model_shape const& s) {
 
 // Eq. (2) for T = s.threads >= 2 threads per node.
 inline double t_threads(model_params const& m, model_shape const& s) {
-    double const cpu = m.switch_s + m.share * m.t_point_s * s.n / s.threads +
-                       s.local * (m.alpha_l_s + m.beta_l_s * s.local_bytes);
+    double const cpu =
+        m.switch_s + m.share * m.t_point_s * s.n / s.threads + s.local * (m.alpha_l_s + m.beta_l_s * s.local_bytes);
     return s.threads * std::max(cpu, comm_remote(m, s) / (s.threads - 1));
 }
 
@@ -101,6 +118,29 @@ inline double latency_remote(model_params const& m, model_shape const& s) {
 // (or a sibling) computes.
 inline double overhead_remote(model_params const& m, model_shape const& s) {
     return s.remote * (m.o_r_s + m.o_beta_r_s * s.remote_bytes);
+}
+
+// o from a grain exchange: `step_s`, the exchange's measured time per step,
+// each of its `threads` threads per node sending k = `messages` messages
+// (the version's busiest thread's remote messages), computing `compute_s`
+// and receiving as many; `latency_s` the model's L at its message size. The
+// exchange is the overlap form's program with no local messages and f = 1:
+//   T = 1 (handcoded's):  step = max{c + k o, L}
+//   T >= 2 (the threads'): step = max{T (c + k o), c + k o + L}
+// o is the step's excess over that form with o = 0, per message charged:
+//   T = 1:  o = (step - max{c, L}) / k; where c >= L, the form's inverse. Where
+//           c < L, the step is the latency and o is not in it: any o up to
+//           (L - c) / k gives the same time, and step - c would be the
+//           latency's noise charged k times per node in the CPU branch.
+//   T >= 2: o = the smaller of (step / T - c) / k and (step - c - L) / k, the
+//           form's inverse (each branch grows with o: the one that reaches
+//           step first).
+// Never below 0 (a disturbed measurement).
+inline double overhead_at_grain(double step_s, double compute_s, double latency_s, int threads, int messages = 1) {
+    double const k = std::max(1, messages);
+    double const ko = threads <= 1 ? step_s - std::max(compute_s, latency_s)
+                                   : std::min(step_s / threads - compute_s, step_s - compute_s - latency_s);
+    return std::max(0.0, ko / k);
 }
 
 inline double t_blocking_overlap(model_params const& m, model_shape const& s) {

@@ -64,11 +64,11 @@ def figure_for(rows, nodes, outdir, plt, transport="inproc", raw=()):
     if transport == "inproc":
         net = (f"injected {r0.get('injected_alpha_ns', 0) / 1000:g} us + "
                f"{r0.get('injected_beta_ns_per_byte', 0):g} ns/B; measured alpha_R "
-               f"{r0.get('alpha_r_ns', 0) / 1000:.1f} us, o {r0.get('o_r_ns', 0):.0f} ns")
+               f"{r0.get('alpha_r_ns', 0) / 1000:.1f} us, o after 20 us {r0.get('o_r_ns', 0):.0f} ns")
         where = f"{nodes} in-process nodes on {r0.get('workers', '?')} workers{over}"
     else:
         net = (f"weft's mpi transport: measured alpha_R {r0.get('alpha_r_ns', 0) / 1000:.2f} us, "
-               f"o {r0.get('o_r_ns', 0) / 1000:.2f} us")
+               f"o after 20 us {r0.get('o_r_ns', 0) / 1000:.2f} us")
         where = f"{nodes} MPI ranks, one worker each{over}"
     ax_s.set_xscale("log")
     ax_s.axhline(nodes, color="grey", linewidth=0.8, linestyle="--")

@@ -52,8 +52,7 @@ TEST(PdeModel, equations_as_printed) {
     for (double n : {16.0, 400.0, 10000.0}) {
         double const r = std::sqrt(n), h = std::sqrt(n / 2);
         EXPECT_DOUBLE_EQ(t_blocking(m, one_thread(n)), n + 4 * 100 + 4 * 2 * r) << n;
-        EXPECT_DOUBLE_EQ(t_threads(m, two_threads(n)), 2 * std::max(1 + n / 2 + 5 + 0.5 * h, 3 * 100 + 3 * 2 * h))
-            << n;
+        EXPECT_DOUBLE_EQ(t_threads(m, two_threads(n)), 2 * std::max(1 + n / 2 + 5 + 0.5 * h, 3 * 100 + 3 * 2 * h)) << n;
         EXPECT_DOUBLE_EQ(t_handcoded(m, one_thread(n)), std::max(n - 4 * r, 4 * 100 + 4 * 2 * r) + 4 * r) << n;
     }
 }
@@ -149,6 +148,52 @@ TEST(PdeModel, nodes_sharing_a_cpu_hide_each_others_latency_in_the_overlap_forms
     t = two_threads(100);
     t.remote_bytes = t.local_bytes = 0;
     EXPECT_DOUBLE_EQ(t_threads_overlap(m, t), 50 + 300);
+}
+
+// The grain exchange (one message per thread each way per step, no local
+// messages, f = 1) is the overlap form's program: o recovered from the step
+// that form gives is the o it was given, in both branches.
+TEST(PdeModel, overhead_at_grain_inverts_the_overlap_form_of_its_exchange) {
+    for (int threads : {2, 4})
+        for (double c : {10.0, 100.0, 1000.0})
+            for (double o : {0.0, 7.0, 60.0}) {
+                model_params m = paper(300, 0, 0, 0, 0);
+                m.o_r_s = o;
+                model_shape x;
+                x.n = threads * c;  // t = 1: c per thread
+                x.threads = threads;
+                x.remote = 1;
+                double const step = t_threads_overlap(m, x);
+                EXPECT_NEAR(overhead_at_grain(step, c, 300, threads), o, 1e-9)
+                    << threads << " threads, c " << c << ", o " << o << ", step " << step;
+            }
+    // One thread (handcoded's grain): step = max{c + o, L}.
+    EXPECT_DOUBLE_EQ(overhead_at_grain(1000 + 40, 1000, 300, 1), 40);  // computation covers the latency
+    // Computation below the latency: o is not in the step; only its excess
+    // over the latency is charged, not the latency's noise over c.
+    EXPECT_DOUBLE_EQ(overhead_at_grain(300, 100, 300, 1), 0);
+    EXPECT_DOUBLE_EQ(overhead_at_grain(330, 100, 300, 1), 30);
+    EXPECT_DOUBLE_EQ(overhead_at_grain(330, 100, 300, 1, 3), 10);
+    // Worked figures, two threads: CPU-bound, step = 2 (c + o) = 2 (1000 + 25);
+    // latency-bound, step = c + o + L = 10 + 5 + 300.
+    EXPECT_DOUBLE_EQ(overhead_at_grain(2050, 1000, 300, 2), 25);
+    EXPECT_DOUBLE_EQ(overhead_at_grain(315, 10, 300, 2), 5);
+    // k messages per thread and step: o per message, in both branches and for one thread.
+    for (int threads : {1, 2, 4})
+        for (double c : {10.0, 1000.0}) {
+            model_params m = paper(300, 0, 0, 0, 0);
+            m.o_r_s = 20;
+            model_shape x;
+            x.n = threads * c;
+            x.threads = threads;
+            x.remote = 3;
+            double const step = threads == 1 ? t_handcoded_overlap(m, x) : t_threads_overlap(m, x);
+            double const want = threads == 1 && c + 3 * 20 <= 300 ? 0 : 20;  // latency-bound: unidentified, 0
+            EXPECT_NEAR(overhead_at_grain(step, c, 300, threads, 3), want, 1e-9) << threads << " threads, c " << c;
+        }
+    // A disturbed measurement, a step shorter than its computation: 0, not below.
+    EXPECT_DOUBLE_EQ(overhead_at_grain(900, 1000, 300, 2), 0);
+    EXPECT_DOUBLE_EQ(overhead_at_grain(900, 1000, 300, 1), 0);
 }
 
 }  // namespace
