@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/clock.hpp"
 #include "sync/primitives.hpp"
 
 namespace weft::detail::adapt {
@@ -168,13 +169,8 @@ budget_segment* open_segment(const std::string& name, std::string* why) {
         return nullptr;
     }
     struct stat st;
-    timespec t0;
-    ::clock_gettime(CLOCK_MONOTONIC, &t0);
-    auto waited_ns = [&t0] {
-        timespec t;
-        ::clock_gettime(CLOCK_MONOTONIC, &t);
-        return (t.tv_sec - t0.tv_sec) * 1'000'000'000L + (t.tv_nsec - t0.tv_nsec);
-    };
+    const std::int64_t t0 = monotonic_ns();
+    auto waited_ns = [t0] { return monotonic_ns() - t0; };
     for (;;) {
         if (::fstat(fd, &st) != 0) {
             int e = errno;

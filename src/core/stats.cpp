@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cinttypes>
 
+#include "core/clock.hpp"
 #include "core/profile.hpp"
 #include "core/runtime.hpp"
 #include "core/timer.hpp"

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdint>
 
+#include "core/clock.hpp"
 #include "shim/shim.hpp"
 #include "shim/signals.hpp"
 
@@ -15,13 +16,9 @@ namespace {
 
 bool on_weft_thread() { return ready() && weft_thread_self() != WEFT_THREAD_NULL; }
 
-bool valid(const struct timespec* t) {
-    return t != nullptr && t->tv_nsec >= 0 && t->tv_nsec < 1000000000L && t->tv_sec >= 0;
-}
+bool valid(const struct timespec* t) { return t != nullptr && weft::detail::timespec_valid(*t); }
 
-std::uint64_t ns_of(const struct timespec* t) {
-    return static_cast<std::uint64_t>(t->tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(t->tv_nsec);
-}
+std::uint64_t ns_of(const struct timespec* t) { return static_cast<std::uint64_t>(weft::detail::ns_of(*t)); }
 
 }  // namespace
 
@@ -76,9 +73,7 @@ int clock_nanosleep(clockid_t clock, int flags, const struct timespec* req, stru
     if (!valid(req)) return EINVAL;
     std::uint64_t ns = ns_of(req);
     if ((flags & TIMER_ABSTIME) != 0) {
-        struct timespec now;
-        clock_gettime(clock, &now);
-        std::uint64_t now_ns = ns_of(&now);
+        std::uint64_t now_ns = static_cast<std::uint64_t>(weft::detail::clock_ns(clock));
         ns = ns > now_ns ? ns - now_ns : 0;
     }
     {
