@@ -9,7 +9,6 @@
 #include "core/runtime.hpp"
 #include "core/timer.hpp"
 #include "core/wait.hpp"
-#include "mem/quota_alloc.hpp"
 
 namespace weft::detail {
 
