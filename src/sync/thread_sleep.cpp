@@ -1,4 +1,6 @@
-// weft_sleep_ns: a timed wait that nothing but its timer ends.
+// weft_sleep_ns and weft_nanosleep: a weft thread's sleep, a timed wait that nothing
+// but its timer ends (the thread blocks, not its worker; the workers' own
+// sleep is core/sleep/).
 #include <time.h>
 
 #include <cerrno>
