@@ -17,8 +17,6 @@
 // The controller's kernel thread launches the test and waits for its end on
 // a futex word; the threads hold the test (reference count), so one that
 // starts after the controller gave up finds the deadline past and leaves.
-#include <linux/futex.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,6 +24,8 @@
 #include <string>
 
 #include "adapt/probe.hpp"
+#include "core/clock.hpp"
+#include "core/futex.hpp"
 #include "core/runtime.hpp"
 #include "core/spawn.hpp"
 #include "core/tunables.hpp"
@@ -86,8 +86,7 @@ void* test_thread(void* arg) {
         }
     }
     if (t->finished.fetch_add(1, memory_order_acq_rel) + 1 == static_cast<std::uint32_t>(t->n))
-        syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&t->finished), FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1,
-                nullptr, nullptr, 0);
+        futex_wake(&t->finished);
     drop_ref(t);
     return nullptr;
 }
@@ -133,11 +132,9 @@ private:
         for (;;) {
             std::uint32_t f = t->finished.load(memory_order_acquire);
             if (static_cast<int>(f) >= launched) break;
-            std::int64_t left = t->deadline + tun::adapt_test_timeout_ns - monotonic_ns();
-            if (left <= 0) break;  // a worker never got to its thread: bad, and it leaves later
-            timespec rel{static_cast<time_t>(left / 1'000'000'000), static_cast<long>(left % 1'000'000'000)};
-            syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&t->finished), FUTEX_WAIT | FUTEX_PRIVATE_FLAG, f,
-                    &rel, nullptr, 0);
+            std::int64_t give_up = t->deadline + tun::adapt_test_timeout_ns;
+            if (monotonic_ns() >= give_up) break;  // a worker never got to its thread: bad, and it leaves later
+            futex_wait(&t->finished, f, give_up);
         }
         bool good = launched == n && static_cast<int>(t->finished.load(memory_order_acquire)) == n &&
                     !t->timed_out.load(memory_order_relaxed);

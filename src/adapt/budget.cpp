@@ -15,21 +15,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/clock.hpp"
+#include "core/tunables.hpp"
 #include "sync/primitives.hpp"
 
 namespace weft::detail::adapt {
-
-// --- Tunables ------------------------------------------------------------------------------------------
-// Members whose /proc/<pid>/stat one share() reads (round robin over the other members), to catch a pid
-// that now names another process, or a zombie. Every other member costs only a kill(pid, 0) per call.
-// 2 is a guess: with the controller calling every 100 ms, 8 members are all checked within 0.4 s, and
-// a stat read costs a few microseconds (docs/design/budget.md, "Costs").
-inline constexpr int budget_stat_checks = 2;
-// How long a joiner waits for the creator of the segment to size it and publish its magic, and the
-// pause between two looks. The creator needs microseconds; a second means it died or was stopped (a
-// guess, generous for a loaded machine).
-inline constexpr long budget_init_wait_ns = 1'000'000'000;
-inline constexpr long budget_init_poll_ns = 1'000'000;
 
 static_assert(atomic_ref<std::uint64_t>::is_always_lock_free, "slots are shared between processes");
 static_assert(sizeof(budget_slot) == 16 && sizeof(budget_header) == 64, "the layout of version 1");
@@ -110,7 +100,7 @@ bool pid_namespace(std::uint64_t* inode, std::uint64_t* dev) {
 }
 
 void pause_briefly() {
-    timespec ts{0, budget_init_poll_ns};
+    timespec ts = timespec_of(tun::budget_init_poll_ns);
     ::nanosleep(&ts, nullptr);
 }
 
@@ -168,13 +158,8 @@ budget_segment* open_segment(const std::string& name, std::string* why) {
         return nullptr;
     }
     struct stat st;
-    timespec t0;
-    ::clock_gettime(CLOCK_MONOTONIC, &t0);
-    auto waited_ns = [&t0] {
-        timespec t;
-        ::clock_gettime(CLOCK_MONOTONIC, &t);
-        return (t.tv_sec - t0.tv_sec) * 1'000'000'000L + (t.tv_nsec - t0.tv_nsec);
-    };
+    const std::int64_t t0 = monotonic_ns();
+    auto waited_ns = [t0] { return monotonic_ns() - t0; };
     for (;;) {
         if (::fstat(fd, &st) != 0) {
             int e = errno;
@@ -182,7 +167,7 @@ budget_segment* open_segment(const std::string& name, std::string* why) {
             *why = "core budget " + name + ": cannot stat " + shm_path + ": " + errno_text(e);
             return nullptr;
         }
-        if (st.st_size != 0 || waited_ns() > budget_init_wait_ns) break;
+        if (st.st_size != 0 || waited_ns() > tun::budget_init_wait_ns) break;
         pause_briefly();  // the creator is between its O_EXCL open and its ftruncate
     }
     if (st.st_uid != ::geteuid()) {
@@ -211,7 +196,7 @@ budget_segment* open_segment(const std::string& name, std::string* why) {
     auto* seg = static_cast<budget_segment*>(p);
     // Step 3, wait for the magic (acquire: the header fields written before it are visible after it).
     std::uint64_t magic;
-    while ((magic = word(seg->header.magic).load(memory_order_acquire)) == 0 && waited_ns() <= budget_init_wait_ns)
+    while ((magic = word(seg->header.magic).load(memory_order_acquire)) == 0 && waited_ns() <= tun::budget_init_wait_ns)
         pause_briefly();
     std::string bad;
     if (magic == 0)
@@ -288,7 +273,7 @@ std::unique_ptr<core_budget> core_budget::join(const std::string& name, int want
     if (!b->claim_slot() && b->slot_ == -1) {
         // Every slot is held. Reclaim the dead (surveys until every member had its start-time check; the
         // first survey that frees a slot claims it) and try once more.
-        for (int i = 0; i < int(budget_slot_count) && b->slot_ < 0; i += budget_stat_checks)
+        for (int i = 0; i < int(budget_slot_count) && b->slot_ < 0; i += tun::budget_stat_checks)
             b->survey(nullptr, true);
         if (b->slot_ == -1) b->claim_slot();
     }
@@ -395,13 +380,13 @@ int core_budget::survey(member* out, bool stat_checks) {
         live[n++] = member{static_cast<int>(i), tagged ? std::max(1, int(d & 0xffff)) : 1,
                            tagged ? int(d >> 16 & 0xffff) : 0};
     }
-    // Start-time checks (pid reuse, zombies) for up to budget_stat_checks other members, round robin from
+    // Start-time checks (pid reuse, zombies) for up to tun::budget_stat_checks other members, round robin from
     // check_cursor_ in slot order.
     if (stat_checks && n > 0) {
         int checked = 0, first = 0;
         while (first < n && live[first].slot < check_cursor_) ++first;
         int last_checked = -1;
-        for (int k = 0; k < n && checked < budget_stat_checks; ++k) {
+        for (int k = 0; k < n && checked < tun::budget_stat_checks; ++k) {
             int j = (first + k) % n;
             if (live[j].slot == slot_) continue;
             std::uint32_t i = static_cast<std::uint32_t>(live[j].slot);

@@ -102,7 +102,7 @@ public:
     // This process's share now, 1..want, by divide_cores over the live members (the CPUs being the
     // largest `cpus` any of them joined with). Reclaims the slots of dead members on the way: a member
     // whose pid is gone at once; one whose pid now names another process (start time differs), or a
-    // zombie, within ceil((members - 1) / budget_stat_checks) calls (2 checks a call, budget.cpp).
+    // zombie, within ceil((members - 1) / tun::budget_stat_checks) calls (core/tunables.hpp).
     int share();
     // Changes the demand (>= 1; above budget_max_want counts as that); others see it on their next
     // share(). A want below 1 is a bug in the caller: one stderr line, then abort.

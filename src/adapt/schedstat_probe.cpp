@@ -25,6 +25,7 @@
 
 #include "adapt/probe.hpp"
 #include "adapt/schedstat.hpp"
+#include "core/clock.hpp"
 #include "core/outside.hpp"
 #include "core/runtime.hpp"
 #include "core/tunables.hpp"

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/clock.hpp"
 #include "core/runtime.hpp"
 #include "core/spawn.hpp"
 #include "core/tunables.hpp"

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "core/active.hpp"
+#include "core/clock.hpp"
 #include "core/runtime.hpp"
 
 #if defined(__x86_64__)
@@ -21,12 +22,6 @@ bool g_measure = false;
 bool g_tracing = false;
 
 namespace {
-
-std::int64_t mono_ns() {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 // Calibration: ticks and ns at start; the ratio is refined at each conversion
 // from the time elapsed since (the counters are invariant: constant_tsc on
@@ -56,12 +51,12 @@ std::uint64_t ticks() {
     asm volatile("mrs %0, cntvct_el0" : "=r"(v));
     return v;
 #else
-    return static_cast<std::uint64_t>(mono_ns());
+    return static_cast<std::uint64_t>(monotonic_ns());
 #endif
 }
 
 void calibrate_ticks() {
-    base_ns = mono_ns();
+    base_ns = monotonic_ns();
     base_ticks = ticks();
 #if defined(__aarch64__)
     std::uint64_t freq;
@@ -74,7 +69,7 @@ void calibrate_ticks() {
 
 std::uint64_t ticks_to_ns(std::uint64_t t) {
 #if defined(__x86_64__)
-    std::int64_t dn = mono_ns() - base_ns;
+    std::int64_t dn = monotonic_ns() - base_ns;
     std::uint64_t dt = ticks() - base_ticks;
     if (dn > 1'000'000 && dt > 0) ns_per_tick.store(static_cast<double>(dn) / static_cast<double>(dt), memory_order_relaxed);
 #endif

@@ -4,6 +4,7 @@
 
 #include <sched.h>
 
+#include "core/clock.hpp"
 #include "core/dispatch.hpp"
 #include "core/runtime.hpp"
 #include "core/tunables.hpp"

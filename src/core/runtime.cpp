@@ -13,6 +13,7 @@
 #include "adapt/controller.hpp"
 #include "arch/context.hpp"
 #include "arch/fiber_sanitizer.hpp"
+#include "core/clock.hpp"
 #include "core/keys.hpp"
 #include "core/outside.hpp"
 #include "core/profile.hpp"

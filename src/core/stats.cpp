@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <cinttypes>
 
+#include "core/clock.hpp"
 #include "core/profile.hpp"
 #include "core/runtime.hpp"
 #include "core/timer.hpp"
 #include "core/wait.hpp"
-#include "mem/quota_alloc.hpp"
 
 namespace weft::detail {
 

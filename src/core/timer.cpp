@@ -2,6 +2,7 @@
 
 #include <cerrno>
 
+#include "core/clock.hpp"
 #include "core/runtime.hpp"
 #include "core/wait.hpp"
 

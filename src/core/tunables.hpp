@@ -316,6 +316,107 @@ inline constexpr double adapt_wait_bad_cpus = 0.5;
 inline constexpr double adapt_idle_room_cpus = 0.6;
 inline constexpr double adapt_wait_calm_cpus = 0.1;
 
+// --- The cross-process core budget (src/adapt/budget.cpp; docs/design/budget.md) ---
+// Members whose /proc/<pid>/stat one share() reads (round robin over the
+// other members), to catch a pid that now names another process, or a zombie.
+// Every other member costs only a kill(pid, 0) per call. 2 is a guess: with
+// the controller calling every 100 ms, 8 members are all checked within 0.4 s,
+// and a stat read costs a few microseconds (docs/design/budget.md, "Costs").
+inline constexpr int budget_stat_checks = 2;
+static_assert(budget_stat_checks >= 1, "every member must be checked within a bounded number of calls");
+// How long a joiner waits for the creator of the segment to size it and
+// publish its magic, and the pause between two looks. The creator needs
+// microseconds; a second means it died or was stopped (a guess, generous for a
+// loaded machine).
+inline constexpr std::int64_t budget_init_wait_ns = 1'000'000'000;
+inline constexpr std::int64_t budget_init_poll_ns = 1'000'000;
+static_assert(0 < budget_init_poll_ns && budget_init_poll_ns < 1'000'000'000 &&
+                  budget_init_poll_ns <= budget_init_wait_ns,
+              "a look every poll (a timespec's tv_nsec) within the wait");
+
+// --- Messaging: weft's protocol (src/net/protocol*.cpp; docs/design/mpi.md) --------
+// Frames and payload bytes one rank may have in flight to one peer
+// ("Credits"). Guesses: 64 frames keep a stream of small messages from waiting
+// for credit (credit comes back every half window, 32); 4 MiB holds four 1 MiB
+// messages. A message longer than the window goes alone, when the whole window
+// is free.
+inline constexpr std::uint64_t net_window_msgs = 64;
+inline constexpr std::uint64_t net_window_bytes = std::uint64_t(4) << 20;
+// Up to this many payload bytes a message is a copy and the send returns at
+// once; above, the caller's buffer is sent from and the caller waits for the
+// send. Guess: where a copy starts to cost more than the wait (a 64 KiB memcpy
+// ~5 us).
+inline constexpr std::size_t net_copy_max_bytes = 64 * 1024;
+// Frames taken per progress step at most (the worker has its own threads).
+inline constexpr int net_recv_batch = 16;
+// A polling ult's steps complete sends and post control frames every this
+// many (step()). Guess: a few hundred ns apart, against credit that a peer
+// waits for for a round trip anyway.
+inline constexpr unsigned net_waiting_side_every = 8;
+// How long a receiver claimed for a long message's payload waits for the link
+// to hold that payload (its sender posts it right after the header) before the
+// payload goes through a staging buffer instead; the claimed receiver's
+// deadline does not end its wait meanwhile. Guess: well above the
+// microseconds between a sender's two posts, well below a timeout anyone sets.
+inline constexpr std::int64_t net_claim_wait_ns = 50'000;
+// How long a long message's header, taken while no receiver waits on its
+// port, is held for one before its payload is staged (protocol_receive.cpp,
+// receive_direct): a thread whose own send to that peer has just completed
+// and that receives next (a ping-pong, an exchange) gets the payload straight
+// into its buffer instead of through two more copies. Guess: the same bound
+// as net_claim_wait_ns, far above the microseconds from a send's completion to
+// the receive that follows it, and below what a staged 1 MiB payload costs.
+inline constexpr std::int64_t net_receiver_wait_ns = 50'000;
+// The delivery thread's retry of a full port: first and longest sleep.
+inline constexpr std::int64_t net_retry_first_ns = 20'000;
+inline constexpr std::int64_t net_retry_max_ns = 1'000'000;
+// Liveness ("A rank that dies"): a waiter looks at its peer's liveness this
+// many times per timeout; from the first look that finds the peer silent it
+// pings it (a probe frame of id 0, which any live peer's progress answers), at
+// most once per look interval.
+inline constexpr std::int64_t net_liveness_looks = 4;
+// Progress steps a waiter runs, at most, to receive a ping's answer before it
+// declares the peer dead (net_recv_batch frames each).
+inline constexpr int net_drain_steps = 64;
+static_assert(net_window_msgs >= 2 && net_window_bytes >= 2, "credit comes back every half window");
+static_assert(net_recv_batch >= 1 && net_waiting_side_every >= 1 && net_drain_steps >= 1,
+              "every progress step takes a frame, and a waiter runs one");
+static_assert(0 < net_retry_first_ns && net_retry_first_ns <= net_retry_max_ns,
+              "the retry sleep doubles up to its cap");
+static_assert(net_liveness_looks >= 1, "a waiter on a peer looks at its liveness at least once per timeout");
+
+// --- Messaging: the transports (src/net/mpi.cpp, faulty.cpp) ---
+// The longest frame, header included, and so the most payload a message
+// carries in its frame; a longer one's payload goes as a bulk message. Open
+// MPI's shared-memory eager limit (btl_vader_eager_limit, 4 KiB) counts its
+// own headers: measured between two ranks, a 4,032-byte message goes eagerly
+// in about 1 us, one of 4,048 bytes by rendezvous in 6-7 us. The faulty
+// transport uses the same, so that the same messages take the inline and the
+// bulk paths over both.
+inline constexpr std::size_t net_frame_max_bytes = 4032;
+static_assert(net_frame_max_bytes <= net_window_bytes, "a whole frame fits the credit window");
+// Receives of a frame the mpi transport posts in advance. A frame that comes
+// while all are full waits in MPI's unexpected queue until one is posted
+// again. Guess: several steps' worth of frames.
+inline constexpr int net_mpi_ring_slots = 32;
+static_assert(net_mpi_ring_slots >= net_recv_batch, "a progress step's frames can all be posted for");
+
+// --- Messaging: RPC and the naming service (src/net/rpc_*.cpp, services.cpp) ---
+// A reply port takes any reply a call may carry, and a few stale ones.
+inline constexpr std::size_t rpc_reply_port_msgs = 16;
+// Most threads one RPC server runs (weft_rpc_server_start). Guess: far above
+// the workers of any node, small enough to refuse a unit mistake.
+inline constexpr std::size_t rpc_max_server_threads = 1024;
+// Requests a server's port buffers before senders wait. Guess: enough for a
+// burst from every thread of a few nodes.
+inline constexpr std::size_t rpc_server_port_msgs = 256;
+// Naming requests the naming service's port buffers before senders wait, and
+// their bytes. Guess.
+inline constexpr std::size_t net_names_port_msgs = 1024;
+inline constexpr std::size_t net_names_port_bytes = std::size_t(1) << 20;
+static_assert(rpc_reply_port_msgs >= 1 && rpc_server_port_msgs >= 1 && net_names_port_msgs >= 1,
+              "every port buffers at least one message");
+
 // --- Filaments: constants compiled into programs (include/weft/detail/) -----------
 
 static_assert(for_chunks_per_worker >= 1, "weft_fil_run_range_ needs at least one piece per worker");

@@ -1,41 +1,27 @@
 #include "core/wait.hpp"
 
-#include <linux/futex.h>
 #include <sched.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
 
+#include "core/clock.hpp"
 #include "core/dispatch.hpp"
+#include "core/futex.hpp"
 #include "core/outside.hpp"
 #include "core/runtime.hpp"
 #include "core/timer.hpp"
 
 namespace weft::detail {
 
-std::int64_t monotonic_ns() {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-std::int64_t coarse_monotonic_ns() {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
 bool deadline_from_timespec(const timespec* ts, int clock, std::int64_t* out) {
-    if (ts == nullptr || ts->tv_nsec < 0 || ts->tv_nsec >= 1'000'000'000 || ts->tv_sec < 0) return false;
-    __int128 abs = __int128(ts->tv_sec) * 1'000'000'000 + ts->tv_nsec;
+    if (ts == nullptr || !timespec_valid(*ts)) return false;
+    __int128 abs = __int128(ts->tv_sec) * kNsPerSecond + ts->tv_nsec;
     if (clock != CLOCK_MONOTONIC) {
         // Convert once: later jumps of the realtime clock do not move the deadline.
-        timespec rt;
-        clock_gettime(CLOCK_REALTIME, &rt);
-        __int128 now_rt = __int128(rt.tv_sec) * 1'000'000'000 + rt.tv_nsec;
+        __int128 now_rt = clock_ns(CLOCK_REALTIME);
         abs = monotonic_ns() + (abs - now_rt);
     }
     if (abs > INT64_MAX / 2) abs = INT64_MAX / 2;  // "never", but still ordered
@@ -47,42 +33,30 @@ namespace {
 
 atomic<int> external_wakes{0};  // wakes by kernel threads that are not workers, in progress
 
-long futex(atomic<std::uint32_t>* word, int op, std::uint32_t val, const timespec* timeout) {
-    return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), op | FUTEX_PRIVATE_FLAG, val, timeout, nullptr,
-                   0);
-}
-
 // An external kernel thread waits on the record's futex word.
 int wait_futex(wait_record* rec, std::uint32_t* lock, std::int64_t deadline_ns) {
     if (lock == nullptr) {
-        while (rec->futex.load(memory_order_acquire) == 0) futex(&rec->futex, FUTEX_WAIT, 0, nullptr);
+        while (rec->futex.load(memory_order_acquire) == 0) futex_wait(&rec->futex, 0);
         return rec->result;
     }
     spinlock_ref lk(*lock);
     lk.unlock();
     for (;;) {
         if (rec->futex.load(memory_order_acquire) != 0) return rec->result;
-        timespec rel, *timeout = nullptr;
-        if (deadline_ns != 0) {
-            std::int64_t left = deadline_ns - monotonic_ns();
-            if (left <= 0) {
-                // Time is up: win the race against a waker, or let it finish.
-                lk.lock();
-                if (rec->linked) {
-                    rec->unlink(rec);
-                    rec->linked = false;
-                    lk.unlock();
-                    return ETIMEDOUT;
-                }
+        if (deadline_ns != 0 && monotonic_ns() >= deadline_ns) {
+            // Time is up: win the race against a waker, or let it finish.
+            lk.lock();
+            if (rec->linked) {
+                rec->unlink(rec);
+                rec->linked = false;
                 lk.unlock();
-                while (rec->futex.load(memory_order_acquire) == 0) futex(&rec->futex, FUTEX_WAIT, 0, nullptr);
-                return rec->result;
+                return ETIMEDOUT;
             }
-            rel.tv_sec = left / 1'000'000'000;
-            rel.tv_nsec = left % 1'000'000'000;
-            timeout = &rel;
+            lk.unlock();
+            while (rec->futex.load(memory_order_acquire) == 0) futex_wait(&rec->futex, 0);
+            return rec->result;
         }
-        futex(&rec->futex, FUTEX_WAIT, 0, timeout);
+        futex_wait(&rec->futex, 0, deadline_ns != 0 ? deadline_ns : INT64_MAX);
     }
 }
 
@@ -195,7 +169,7 @@ void wake_from(worker* w, wait_record* rec) {
         rec->futex.store(1, memory_order_release);
         // rec may be gone now (the waiter saw the store); a wake on its old
         // address is harmless, futex waiters tolerate spurious wake-ups.
-        futex(&rec->futex, FUTEX_WAKE, 1, nullptr);
+        futex_wake(&rec->futex);
         return;
     }
     // A waiter the child of fork() copied from its parent: it has no worker

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 
+#include "core/clock.hpp"  // every deadline here is on its monotonic clock
 #include "sync/primitives.hpp"
 
 namespace weft::detail {
@@ -72,13 +73,6 @@ void wait_for_external_wakers();
 // in a cancellable wait (ult::cancel_point), takes it out as a timer would,
 // wait() returning ECANCELED. A wait with no lock (join) is not cancellable.
 void cancel_wait(ult* t);
-
-// CLOCK_MONOTONIC now, nanoseconds.
-std::int64_t monotonic_ns();
-// CLOCK_MONOTONIC_COARSE now, nanoseconds: the same clock at the resolution
-// of the kernel's tick (1-4 ms), a few ns to read; for time stamps that are
-// compared at the scale of milliseconds or more, never for deadlines.
-std::int64_t coarse_monotonic_ns();
 
 // Converts an absolute deadline on `clock` (CLOCK_REALTIME or CLOCK_MONOTONIC)
 // to absolute CLOCK_MONOTONIC ns. False if ts is not a valid timespec.

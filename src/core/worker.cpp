@@ -1,15 +1,14 @@
 // weft::detail — a worker's idle ult: look for work, spin, park; and the wake side.
 // The stages and the park are the core's sleep module (core/sleep/backoff.hpp);
 // the protocol, its steps and its proof sketch are in core/sleep/README.md.
-#include <linux/futex.h>
 #include <sched.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <climits>
 
 #include "core/deadlock.hpp"
+#include "core/futex.hpp"
 #include "core/outside.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
@@ -23,24 +22,6 @@
 namespace weft::detail {
 
 namespace {
-
-void futex_wait(atomic<std::uint32_t>* word, std::uint32_t expected, std::int64_t deadline_ns) {
-    timespec rel, *timeout = nullptr;
-    if (deadline_ns != INT64_MAX) {
-        std::int64_t left = deadline_ns - monotonic_ns();
-        if (left <= 0) return;
-        rel.tv_sec = left / 1'000'000'000;
-        rel.tv_nsec = left % 1'000'000'000;
-        timeout = &rel;
-    }
-    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAIT | FUTEX_PRIVATE_FLAG, expected, timeout,
-            nullptr, 0);
-}
-
-void futex_wake(atomic<std::uint32_t>* word) {
-    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, nullptr, nullptr,
-            0);
-}
 
 bool may_have_work(runtime* rt, worker* w) {
     if (w->inbox.maybe_nonempty() || rt->inject.maybe_nonempty()) return true;

@@ -1,15 +1,14 @@
 #include "io/offload.hpp"
 
-#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include "core/futex.hpp"
 #include "core/outside.hpp"
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
@@ -53,11 +52,6 @@ helper_pool& pool() {
     return *g_pool;
 }
 
-long futex(atomic<std::uint32_t>* word, int op, std::uint32_t val) {
-    return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), op | FUTEX_PRIVATE_FLAG, val, nullptr, nullptr,
-                   0);
-}
-
 // An idle helper sleeps until a call is promised to it (`promised`, one per
 // call queued while helpers were idle); a wake-up with nothing promised
 // (another helper's) sleeps again.
@@ -70,7 +64,7 @@ void wait_for_job(helper_pool& p) {
         seen = p.rounds.load(memory_order_relaxed);
     }
     for (;;) {
-        futex(&p.rounds, FUTEX_WAIT, seen);
+        futex_wait(&p.rounds, seen);
         lock_guard<spinlock> g(p.lock);
         if (p.promised > 0) {
             --p.promised;
@@ -151,7 +145,7 @@ void run_offloaded(offload_job* job, const char* what) {
     if (spawn)
         start_helper(&p);
     else if (rouse)
-        futex(&p.rounds, FUTEX_WAKE, 1);
+        futex_wake(&p.rounds);
     kernel_wait_begin();
     (void)wait(&rec, &job->lock, 0, what, job);
     kernel_wait_end();

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "core/runtime.hpp"
+#include "core/stats.hpp"
 #include "core/tunables.hpp"
 #include "sync/primitives.hpp"
 

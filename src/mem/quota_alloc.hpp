@@ -35,10 +35,6 @@
 
 namespace weft::detail {
 
-// weft_stats_get / weft_stats_reset (src/core/stats.cpp).
-void heap_add_stats(weft_stats_t* out);
-void heap_reset_stats();
-
 // For an allocator that keeps its own blocks and only needs weft's accounting
 // and quota (libweft-pthread's malloc, src/shim/malloc.cpp): the same
 // bookkeeping weft_malloc does, without its header.
@@ -52,8 +48,6 @@ void heap_charge(std::size_t bytes);
 // safe from any kernel thread, before the runtime starts and after it.
 void heap_note_alloc(std::size_t bytes);
 void heap_note_free(std::size_t bytes);
-// What the heap figure counts, for WEFT_STATS: "weft_malloc", or "malloc"
-// when libweft-pthread counts every allocation of the program.
-extern const char* heap_source;
+// heap_source (what the heap figure counts) is declared in core/stats.hpp.
 
 }  // namespace weft::detail

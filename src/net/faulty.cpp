@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "core/env.hpp"
+#include "core/tunables.hpp"
 #include "core/wait.hpp"
 #include "net/protocol.hpp"
 #include "net/transport.hpp"
@@ -45,11 +46,6 @@
 namespace weft::detail::net {
 namespace {
 
-// The biggest frame: the mpi link's, so that the same messages take the
-// inline and the bulk paths over both.
-constexpr std::size_t kFaultyFrameMax = 4032;
-static_assert(kFaultyWindowMsgs == kWindowMsgs && kFaultyWindowBytes == kWindowBytes,
-              "the tests' bound on what is in flight is the protocol's window");
 
 struct fabric;
 
@@ -114,7 +110,7 @@ struct fabric {
         if (n < sizeof h) return false;
         std::memcpy(&h, frame, sizeof h);
         if (h.kind != std::uint8_t(frame_kind::data)) return false;
-        *charge = std::min<std::uint64_t>(h.len, kFaultyWindowBytes);
+        *charge = std::min<std::uint64_t>(h.len, tun::net_window_bytes);
         return true;
     }
     void count_posted(int src, int dst, const void* frame, std::size_t n) {
@@ -159,7 +155,7 @@ public:
     const char* name() const override { return "faulty"; }
     int size() const override { return f_->size; }
     int rank() const override { return rank_; }
-    std::size_t max_frame() const override { return kFaultyFrameMax; }
+    std::size_t max_frame() const override { return tun::net_frame_max_bytes; }
 
     int open(link_sink* sink) override {
         sink_ = sink;
@@ -412,8 +408,6 @@ int faulty_stall(int rank) {
 int faulty_resume(int rank) {
     return with_rank(rank, [](fabric& f, int r) { f.ranks[std::size_t(r)].stalled = false; });
 }
-
-static_assert(faulty_plan{}.receiver_wait_ns == kReceiverWaitNs, "a faulty job waits for receivers as others do");
 
 namespace {
 

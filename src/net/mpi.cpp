@@ -4,13 +4,13 @@
 // holds, bulk ordering and liveness are the protocol's.
 //
 // Glossary:
-//   frame      one MPI message of tag kTagFrame, at most kFrameMax bytes.
+//   frame      one MPI message of tag kTagFrame, at most tun::net_frame_max_bytes bytes.
 //   bulk       one MPI message of tag kTagBulk: a long message's payload,
 //              taken only by a receive posted for its sender (post_bulk_recv,
 //              MPI_Irecv), or matched once MPI holds it (try_bulk_recv,
 //              MPI_Improbe and MPI_Imrecv: the protocol's receive straight
 //              into a waiting thread's buffer).
-//   ring       kRingSlots receives of a frame, posted in advance (MPI_Irecv from
+//   ring       tun::net_mpi_ring_slots receives of a frame, posted in advance (MPI_Irecv from
 //              any rank): frames match them in posting order, and poll tests
 //              the oldest, so frames are taken in the order MPI matched them
 //              (a sender's in the order it sent them: MPI's non-overtaking rule
@@ -32,22 +32,13 @@
 #include <vector>
 
 #include "core/env.hpp"
+#include "core/tunables.hpp"
 #include "net/protocol.hpp"
 #include "net/transport.hpp"
 
 namespace weft::detail::net {
 namespace {
 
-// The longest frame, header included, and so the most payload a message
-// carries in its frame; a longer one's payload goes as a bulk message. Open
-// MPI's shared-memory eager limit (btl_vader_eager_limit, 4 KiB) counts its
-// own headers: measured between two ranks, a 4,032-byte message goes eagerly
-// in about 1 us, one of 4,048 bytes by rendezvous in 6-7 us.
-constexpr std::size_t kFrameMax = 4032;
-// Receives of a frame posted in advance. A frame that comes while all are
-// full waits in MPI's unexpected queue until one is posted again. Guess:
-// several steps' worth of frames.
-constexpr int kRingSlots = 32;
 // The MPI tags on the link's own communicator: frames, and the payloads of
 // long messages (bulk), which only a receive posted for its sender takes.
 constexpr int kTagFrame = 1;
@@ -129,16 +120,16 @@ public:
     const char* name() const override { return "mpi"; }
     int size() const override { return size_; }
     int rank() const override { return rank_; }
-    std::size_t max_frame() const override { return kFrameMax; }
+    std::size_t max_frame() const override { return tun::net_frame_max_bytes; }
 
     // Posts the ring (at start, before the progress hook is set).
     int open(link_sink* sink) override {
         sink_ = sink;
         mpi_guard g(*this);
-        ring_bufs_.assign(kRingSlots, nullptr);
-        ring_reqs_.assign(kRingSlots, MPI_REQUEST_NULL);
+        ring_bufs_.assign(tun::net_mpi_ring_slots, nullptr);
+        ring_reqs_.assign(tun::net_mpi_ring_slots, MPI_REQUEST_NULL);
         for (std::size_t i = 0; i < ring_bufs_.size(); ++i) {
-            ring_bufs_[i] = static_cast<unsigned char*>(std::malloc(kFrameMax));
+            ring_bufs_[i] = static_cast<unsigned char*>(std::malloc(tun::net_frame_max_bytes));
             if (ring_bufs_[i] == nullptr) return ENOMEM;
             if (int rc = repost(i); rc != 0) return rc;
         }
@@ -254,7 +245,7 @@ public:
                 std::fprintf(stderr,
                              "weft: mpi transport: node %d sent a malformed frame (oversized frame: at "
                              "most %zu bytes; %s); dropped\n",
-                             st.MPI_SOURCE, kFrameMax, text);
+                             st.MPI_SOURCE, tun::net_frame_max_bytes, text);
                 sink_->garbled(st.MPI_SOURCE);
             } else {
                 int count = 0;
@@ -391,7 +382,8 @@ private:
 
     // The guard held.
     int repost(std::size_t i) {
-        int rc = MPI_Irecv(ring_bufs_[i], int(kFrameMax), MPI_BYTE, MPI_ANY_SOURCE, kTagFrame, comm_, &ring_reqs_[i]);
+        int rc = MPI_Irecv(ring_bufs_[i], int(tun::net_frame_max_bytes), MPI_BYTE, MPI_ANY_SOURCE, kTagFrame, comm_,
+                           &ring_reqs_[i]);
         if (rc == MPI_SUCCESS) return 0;
         report_mpi_error("MPI_Irecv (a frame)", -1, rc);
         return EIO;
@@ -421,7 +413,7 @@ private:
     std::vector<int> done_idx_;              // progress only
     std::vector<MPI_Request> tested_;        // progress only: the requests being tested
     std::vector<void*> woken_;               // progress only: the sends finished by a test
-    std::vector<unsigned char*> ring_bufs_;  // progress only: the ring's kFrameMax-byte buffers
+    std::vector<unsigned char*> ring_bufs_;  // progress only: the ring's tun::net_frame_max_bytes-byte buffers
     std::vector<MPI_Request> ring_reqs_;     // progress only: their receives
     std::size_t ring_head_ = 0;              // the oldest receive of the ring
 };

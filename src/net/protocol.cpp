@@ -184,7 +184,7 @@ bool protocol::progress(bool waiting) {
 // True if it did something: a send completed, a frame came in or went out.
 // `waiting` (a ult polls for its message, core/progress.hpp): one frame,
 // and the step ends after it; the sends and control frames only every
-// kWaitingSideEvery-th such step (a ult polls in a tight loop).
+// tun::net_waiting_side_every-th such step (a ult polls in a tight loop).
 // Otherwise the sends come first, and a step that wakes the thread of a long
 // send takes no frame: that thread mostly receives next, and the reply it
 // waits for, whose header often comes right behind the send's completion,
@@ -199,9 +199,9 @@ bool protocol::step(bool waiting) {
         did = link_->complete_sends(true, &woke);
         if (woke) return flush_control() || did;
     }
-    did |= link_->poll(waiting ? 1 : kRecvBatch);
+    did |= link_->poll(waiting ? 1 : tun::net_recv_batch);
     did |= complete_bulks();
-    if (waiting && (did || ++waiting_steps_ % kWaitingSideEvery != 0)) return did;
+    if (waiting && (did || ++waiting_steps_ % tun::net_waiting_side_every != 0)) return did;
     if (waiting) did |= link_->complete_sends(false, nullptr);
     did |= flush_control();
     return did;

@@ -14,8 +14,8 @@
 //              into their ports. The scheduler runs it (core/progress.hpp):
 //              idle workers at every look, busy ones at a bounded interval.
 //              One worker at a time (progress_lock_, try-locked).
-//   window     what this rank may have in flight to one peer: kWindowMsgs
-//              frames and kWindowBytes payload bytes, the peer's staging
+//   window     what this rank may have in flight to one peer: tun::net_window_msgs
+//              frames and tun::net_window_bytes payload bytes, the peer's staging
 //              memory for this rank. A sender holds credit for each data frame;
 //              the peer returns it once it has taken the frame from the link.
 //   backlog    a peer's frames that found their port full, in arrival order,
@@ -47,7 +47,7 @@
 //      copied into one frame and posted, and the send returns, as a send into
 //      a local port returns once buffered; a longer message posts its header
 //      frame and then its payload as a bulk (both under pair_lock_, so a
-//      peer's bulks come in the order of their headers): up to kCopyMax bytes
+//      peer's bulks come in the order of their headers): up to tun::net_copy_max_bytes bytes
 //      from a copy, and the send returns; above, from the caller's buffer (no
 //      copy), and the thread waits for that send.
 // A data frame at the destination (progress):
@@ -55,7 +55,7 @@
 //      its sender's bulk lane: straight into the buffer of a receiver waiting
 //      on its port (claimed, port_claim) once the link holds the payload
 //      (try_bulk_recv; receive_direct), or of one that comes while the header
-//      is held for it (kReceiverWaitNs), else into a staging buffer; its
+//      is held for it (tun::net_receiver_wait_ns), else into a staging buffer; its
 //      peer's later frames wait behind it until the payload is in (a peer's
 //      frames are acted on in the order it sent them). Its credit is owed
 //      back from here on. If its
@@ -103,55 +103,15 @@ namespace weft::detail::net {
 struct job;
 struct rx_waiter;
 
-// --- Tunables (docs/design/mpi.md, "Credits") ----------------------------------------
-// Frames and payload bytes one rank may have in flight to one peer. Guesses: 64
-// frames keep a stream of small messages from waiting for credit (credit comes
-// back every 32); 4 MiB holds four 1 MiB messages. A message longer than the
-// window goes alone, when the whole window is free.
-inline constexpr std::uint64_t kWindowMsgs = 64;
-inline constexpr std::uint64_t kWindowBytes = std::uint64_t(4) << 20;
-// Up to this many payload bytes a message is a copy and the send returns at
-// once; above, the caller's buffer is sent from and the caller waits for the
-// send. Guess: where a copy starts to cost more than the wait (a 64 KiB memcpy
-// ~5 us).
-inline constexpr std::size_t kCopyMax = 64 * 1024;
-// Frames taken per progress step at most (the worker has its own threads).
-inline constexpr int kRecvBatch = 16;
-// A polling ult's steps complete sends and post control frames every this
-// many (step()). Guess: a few hundred ns apart, against credit that a peer
-// waits for for a round trip anyway.
-inline constexpr unsigned kWaitingSideEvery = 8;
-// How long a receiver claimed for a long message's payload waits for the link
-// to hold that payload (its sender posts it right after the header) before the
-// payload goes through a staging buffer instead; the claimed receiver's
-// deadline does not end its wait meanwhile. Guess: well above the
-// microseconds between a sender's two posts, well below a timeout anyone sets.
-inline constexpr std::int64_t kClaimWaitNs = 50'000;
-// How long a long message's header, taken while no receiver waits on its
-// port, is held for one before its payload is staged (protocol_receive.cpp,
-// receive_direct): a thread whose own send to that peer has just completed
-// and that receives next (a ping-pong, an exchange) gets the payload straight
-// into its buffer instead of through two more copies. Guess: the same bound
-// as kClaimWaitNs, far above the microseconds from a send's completion to the
-// receive that follows it, and below what a staged 1 MiB payload costs.
-inline constexpr std::int64_t kReceiverWaitNs = 50'000;
-// The delivery thread's retry of a full port: first and longest sleep, ns.
-inline constexpr std::int64_t kRetryFirstNs = 20'000;
-inline constexpr std::int64_t kRetryMaxNs = 1'000'000;
+// The protocol's tunables (credit window, copy limit, waits, liveness looks)
+// are in core/tunables.hpp, "Messaging".
 
 // --- Liveness (docs/design/mpi.md, "A rank that dies") -------------------------------
-// A waiter looks at its peer's liveness this many times per timeout; from the
-// first look that finds the peer silent it pings it (a probe frame of id 0,
-// which any live peer's progress answers), at most once per look interval.
-inline constexpr std::int64_t kLivenessLooks = 4;
 // What the threads waiting on a dead peer, and every later send to it, return:
 // the peer is gone, which the caller's own timeouts (ETIMEDOUT) do not say.
 inline constexpr int kPeerDead = EHOSTDOWN;
 // The probe id of a liveness ping (a port probe's ids start at 1).
 inline constexpr std::uint64_t kPingId = 0;
-// Progress steps a waiter runs, at most, to receive a ping's answer before it
-// declares the peer dead (16 frames each).
-inline constexpr int kDrainSteps = 64;
 
 // A thread waiting for one event that another (progress) signals: link under
 // `lk`, or find it done already. The signaller never touches it after its
@@ -203,8 +163,8 @@ struct incoming {
 struct alignas(64) peer {
     std::uint32_t lock = 0;  // guards every field below (spinlock_ref)
     // --- Frames to this peer (the sending side) ---
-    std::uint64_t cred_msgs = kWindowMsgs;
-    std::uint64_t cred_bytes = kWindowBytes;
+    std::uint64_t cred_msgs = tun::net_window_msgs;
+    std::uint64_t cred_bytes = tun::net_window_bytes;
     void* cw_head = nullptr;  // threads waiting for credit (a wait_list)
     void* cw_tail = nullptr;
     bool asked = false;                   // a credit_request is on its way
@@ -264,8 +224,9 @@ class protocol final : public link_sink {
 public:
     // timeout_ns: the peer timeout (WEFT_NET_PEER_TIMEOUT), 0: off.
     // receiver_wait_ns: how long a long message's header waits for a receiver
-    // (kReceiverWaitNs; a test may make it certain that one comes in time).
-    protocol(std::unique_ptr<link> l, std::int64_t timeout_ns, std::int64_t receiver_wait_ns = kReceiverWaitNs);
+    // (tun::net_receiver_wait_ns; a test may make it certain that one comes in time).
+    protocol(std::unique_ptr<link> l, std::int64_t timeout_ns,
+             std::int64_t receiver_wait_ns = tun::net_receiver_wait_ns);
     ~protocol();
     protocol(const protocol&) = delete;
     protocol& operator=(const protocol&) = delete;
@@ -352,7 +313,7 @@ private:
     int size_ = 1;
     std::size_t inline_max_ = 0;                       // the most payload a frame carries
     std::int64_t timeout_ns_ = 0;                      // the peer timeout; 0: off (read-only after construction)
-    std::int64_t receiver_wait_ns_ = kReceiverWaitNs;  // read-only after construction
+    std::int64_t receiver_wait_ns_ = tun::net_receiver_wait_ns;  // read-only after construction
     job* j_ = nullptr;
     std::unique_ptr<peer[]> peers_;
 
@@ -385,7 +346,7 @@ private:
                                           std::unique_ptr<transport>* out);
 
 // Helpers shared by the protocol's files.
-inline std::uint64_t charge_of(std::uint64_t len) { return std::min(len, kWindowBytes); }
+inline std::uint64_t charge_of(std::uint64_t len) { return std::min(len, tun::net_window_bytes); }
 inline std::uint64_t port_key(std::uint32_t node, std::uint32_t index) { return (std::uint64_t(node) << 32) | index; }
 // A port of a known node, generation included (holds, backlogs).
 inline std::uint64_t slot_key(std::uint32_t index, std::uint32_t gen) { return (std::uint64_t(gen) << 32) | index; }

@@ -100,7 +100,7 @@ void protocol::deliver_loop(peer& p, int source) {
             l.unlock();
         }
         if (deliver_pass(p, source)) retry_ns = 0;
-        else retry_ns = retry_ns == 0 ? kRetryFirstNs : std::min(retry_ns * 2, kRetryMaxNs);
+        else retry_ns = retry_ns == 0 ? tun::net_retry_first_ns : std::min(retry_ns * 2, tun::net_retry_max_ns);
     }
 }
 

@@ -2,7 +2,7 @@
 // that dies").
 //
 // Only a thread that waits for a peer's answer watches it: the wait has a
-// deadline one look interval (timeout / kLivenessLooks) ahead, and when it
+// deadline one look interval (timeout / tun::net_liveness_looks) ahead, and when it
 // passes the thread looks (look_at()):
 //   1. the peer is dead already: the wait ends with kPeerDead;
 //   2. it has been silent for the whole timeout and a ping sent at least one
@@ -28,7 +28,7 @@ namespace weft::detail::net {
 // The deadline of a first wait on a peer: one look interval ahead, or 0 (no
 // deadline) when the timeout is off.
 std::int64_t protocol::first_deadline() const {
-    return timeout_ns_ == 0 ? 0 : monotonic_ns() + timeout_ns_ / kLivenessLooks;
+    return timeout_ns_ == 0 ? 0 : monotonic_ns() + timeout_ns_ / tun::net_liveness_looks;
 }
 
 std::int64_t protocol::first_look(std::uint32_t node) const {
@@ -47,7 +47,7 @@ int protocol::look(std::uint32_t node, std::int64_t* next_ns) {
 // the next deadline in *next, or kPeerDead.
 int protocol::look_at(int r, std::int64_t* next) {
     peer& p = peers_[r];
-    const std::int64_t interval = timeout_ns_ / kLivenessLooks;
+    const std::int64_t interval = timeout_ns_ / tun::net_liveness_looks;
     *next = monotonic_ns() + interval;
     std::int64_t now = coarse_monotonic_ns();  // the clock of heard_ns and pinged_ns
     spinlock_ref l(p.lock);
@@ -61,7 +61,7 @@ int protocol::look_at(int r, std::int64_t* next) {
     l.unlock();
     if (now - heard >= timeout_ns_ && pinged > heard && now - pinged >= interval) {
         // 2. Receive what has come: this rank may have been the one not running.
-        for (int i = 0; i < kDrainSteps && p.heard_ns.load(memory_order_relaxed) < pinged; ++i) {
+        for (int i = 0; i < tun::net_drain_steps && p.heard_ns.load(memory_order_relaxed) < pinged; ++i) {
             progress_lock_.lock();
             bool did = step();
             progress_lock_.unlock();

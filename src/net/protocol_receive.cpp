@@ -71,14 +71,14 @@ incoming* protocol::new_incoming(std::size_t n, const char* link_name, int sourc
 }
 
 // A staging buffer whose payload was put: kept as the spare if it is the
-// largest yet and at most kWindowBytes, else freed. A long payload's malloc
+// largest yet and at most tun::net_window_bytes, else freed. A long payload's malloc
 // gets fresh pages from the kernel (glibc maps, or gives back and takes
 // again, a block that large), so a buffer freed after every message costs a
 // page fault per 4 KiB at the next one's receive (docs/design/mpi.md, "Long
 // messages").
 void protocol::keep_or_free(unsigned char* body, std::size_t cap) {
     if (body == nullptr) return;
-    if (cap > spare_cap_ && cap <= kWindowBytes) {
+    if (cap > spare_cap_ && cap <= tun::net_window_bytes) {
         std::free(spare_body_);
         spare_body_ = body;
         spare_cap_ = cap;
@@ -149,10 +149,10 @@ bool protocol::receive_direct(peer& p, int source, const decoded_frame& f) {
 
 // Starts the receive of a claimed receiver's payload: true if it started
 // (posted, or over: in, or failed); false if the link does not hold the
-// payload yet (it is looked for again until kClaimWaitNs from now).
+// payload yet (it is looked for again until tun::net_claim_wait_ns from now).
 bool protocol::start_claimed(incoming* in, int source) {
     if (start_direct(in, source) != bulk_start::absent) return true;
-    in->give_up_ns = monotonic_ns() + kClaimWaitNs;
+    in->give_up_ns = monotonic_ns() + tun::net_claim_wait_ns;
     return false;
 }
 
@@ -265,8 +265,8 @@ bool protocol::flush_control() {
         peer& p = peers_[r];
         spinlock_ref l(p.lock);
         l.lock();
-        bool due =
-            p.ret_msgs != 0 && (p.peer_asked || p.ret_msgs >= kWindowMsgs / 2 || p.ret_bytes >= kWindowBytes / 2);
+        bool due = p.ret_msgs != 0 &&
+                   (p.peer_asked || p.ret_msgs >= tun::net_window_msgs / 2 || p.ret_bytes >= tun::net_window_bytes / 2);
         wire_header h;
         if (due) {
             h.kind = std::uint8_t(frame_kind::credit);
@@ -302,8 +302,8 @@ void protocol::handle(peer& p, int source, const decoded_frame& f) {
     case frame_kind::credit: {
         spinlock_ref l(p.lock);
         l.lock();
-        p.cred_msgs = std::min(kWindowMsgs, p.cred_msgs + h.arg0);
-        p.cred_bytes = std::min(kWindowBytes, p.cred_bytes + h.arg1);
+        p.cred_msgs = std::min(tun::net_window_msgs, p.cred_msgs + h.arg0);
+        p.cred_bytes = std::min(tun::net_window_bytes, p.cred_bytes + h.arg1);
         p.asked = false;
         wait_record* woken = take_credit_waiters(p);
         l.unlock();

@@ -91,7 +91,7 @@ int protocol::send(const weft_port_id_t& to, const msg_header& h, const void* bu
     }
     // A long message: its header frame, then its payload as a bulk message.
     wh.flags = kFlagBulk;
-    bool copy = len <= kCopyMax;
+    bool copy = len <= tun::net_copy_max_bytes;
     auto* fb = static_cast<unsigned char*>(std::malloc(kWireHeaderBytes));
     auto* body = copy ? static_cast<unsigned char*>(std::malloc(len)) : nullptr;
     // On the heap: a send from the caller's buffer to a peer that dies is

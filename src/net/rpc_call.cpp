@@ -16,6 +16,7 @@
 #include <new>
 
 #include "core/runtime.hpp"
+#include "core/tunables.hpp"
 #include "core/wait.hpp"
 #include "net/peer_wait.hpp"
 #include "net/port.hpp"
@@ -25,9 +26,7 @@
 namespace weft::detail::net {
 namespace {
 
-// A reply port takes any reply a call may carry, and a few stale ones.
-constexpr std::size_t kReplyPortMsgs = 16;
-constexpr std::size_t kReplyPortBytes = kReplyPortMsgs * (kFrameHeader + WEFT_RPC_MAX_PAYLOAD);
+constexpr std::size_t kReplyPortBytes = tun::rpc_reply_port_msgs * (kFrameHeader + WEFT_RPC_MAX_PAYLOAD);
 
 struct caller {
     std::uint64_t serial = 0;  // the job the reply port belongs to (job_serial)
@@ -68,7 +67,7 @@ int get_caller(caller** out) {
     if (c->serial != serial) {
         // First call of this thread in this job (the ports of an earlier job
         // went with it).
-        if (int rc = weft_net_port_create(&c->reply, kReplyPortMsgs, kReplyPortBytes); rc != 0) return rc;
+        if (int rc = weft_net_port_create(&c->reply, tun::rpc_reply_port_msgs, kReplyPortBytes); rc != 0) return rc;
         c->serial = serial;
     }
     *out = c;

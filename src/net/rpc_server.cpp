@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "core/tunables.hpp"
 #include "net/port.hpp"
 #include "net/rpc.hpp"
 #include "sync/primitives.hpp"
@@ -34,10 +35,7 @@ struct weft_rpc_reply_s {
 namespace weft::detail::net {
 namespace {
 
-constexpr std::size_t kMaxServerThreads = 1024;
-// A server's port: requests buffered before senders wait (a guess: enough
-// for a burst from every thread of a few nodes), and any one request.
-constexpr std::size_t kServerPortMsgs = 256;
+// A server's port takes any one request (its buffered count: tun::rpc_server_port_msgs).
 constexpr std::size_t kServerPortBytes = kFrameHeader + WEFT_RPC_MAX_PAYLOAD;
 
 struct function {
@@ -230,10 +228,10 @@ WEFT_API void* weft_rpc_reply_alloc(weft_rpc_reply_t* reply, size_t len) {
 
 WEFT_API int weft_rpc_server_start(weft_rpc_server_t s, size_t threads, weft_port_id_t* port) {
     if (current_job() == nullptr) return ENOTCONN;
-    if (s == nullptr || port == nullptr || threads == 0 || threads > kMaxServerThreads) return EINVAL;
+    if (s == nullptr || port == nullptr || threads == 0 || threads > tun::rpc_max_server_threads) return EINVAL;
     if (s->started) return EBUSY;
     std::sort(s->fns.begin(), s->fns.end(), [](const function& a, const function& b) { return a.id < b.id; });
-    if (int rc = weft_net_port_create(&s->port, kServerPortMsgs, kServerPortBytes); rc != 0) return rc;
+    if (int rc = weft_net_port_create(&s->port, tun::rpc_server_port_msgs, kServerPortBytes); rc != 0) return rc;
     s->started = true;
     int node = s->node = weft_net_self_node();
     weft_attr_t attr;

@@ -9,6 +9,7 @@
 // ports of its own node in the same order.
 #include <cerrno>
 
+#include "core/tunables.hpp"
 #include "net/port.hpp"
 #include "net/rpc.hpp"
 #include "sync/primitives.hpp"
@@ -18,10 +19,6 @@ namespace {
 
 atomic<std::uint64_t> g_serial{0};
 weft_thread_t g_names_thread = WEFT_THREAD_NULL;
-
-// Naming requests buffered before senders wait (a guess).
-constexpr std::size_t kNamesPortMsgs = 1024;
-constexpr std::size_t kNamesPortBytes = 1u << 20;
 
 }  // namespace
 
@@ -44,7 +41,7 @@ int start_services(job& j) {
     }
     if (!here(0)) return 0;
     weft_port_id_t id{};
-    if (int rc = port_create(j, 0, kNamesPortMsgs, kNamesPortBytes, &id); rc != 0) return rc;
+    if (int rc = port_create(j, 0, tun::net_names_port_msgs, tun::net_names_port_bytes, &id); rc != 0) return rc;
     weft_attr_t attr;
     weft_attr_init(&attr);
     weft_attr_setname(&attr, "weft-names");  // how a deadlock report names it

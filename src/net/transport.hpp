@@ -25,6 +25,7 @@
 #include <string>
 
 #include "core/registry.hpp"
+#include "core/tunables.hpp"
 #include "net/message.hpp"
 #include "weft/weft.h"
 
@@ -129,9 +130,9 @@ struct faulty_plan {
     int dies = -1;  // a rank that dies after taking dies_after (>= 1) frames; -1: none
     std::uint64_t dies_after = 0;
     // Not a fault: how long the protocol holds a long message's header for a
-    // receiver (protocol.hpp, kReceiverWaitNs), which a test raises so that a
+    // receiver (tun::net_receiver_wait_ns), which a test raises so that a
     // receiver it starts later certainly comes in time.
-    std::int64_t receiver_wait_ns = 50'000;
+    std::int64_t receiver_wait_ns = tun::net_receiver_wait_ns;
 };
 void set_faulty_plan(const faulty_plan& p);
 // Faults of the running faulty job's rank (0, or EINVAL: no faulty job, or
@@ -146,8 +147,6 @@ void set_faulty_plan(const faulty_plan& p);
 // bounds both by its window. How many the receivers' protocols took. And how
 // its bulks were received: straight into a waiting receiver's buffer
 // (try_bulk_recv), or into a staging buffer.
-inline constexpr std::uint64_t kFaultyWindowMsgs = 64;
-inline constexpr std::uint64_t kFaultyWindowBytes = std::uint64_t(4) << 20;
 struct faulty_counts {
     std::uint64_t data_frames = 0;
     std::uint64_t data_taken = 0;

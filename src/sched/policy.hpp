@@ -136,10 +136,11 @@
 //                            pause; then a few sched_yield()s; then it parks.
 //                            If > 0, the spin phase is instead this many failed
 //                            looks, each followed by a sched_yield(). For policies
-//                            whose look is a round of steal attempts (ws): seed
-//                            001's "yield between failed steal attempts", which
-//                            lets a descheduled worker holding work have the CPU
-//                            when the machine is multiprogrammed.
+//                            whose look is a round of steal attempts (ws): Arora,
+//                            Blumofe & Plaxton's "yield between failed steal
+//                            attempts", which lets a descheduled worker holding
+//                            work have the CPU when the machine is
+//                            multiprogrammed.
 //
 // Pinned ults: a ult whose pinned_worker is >= 0 may run on that worker only
 // (main while it finalizes; a filament region's caller for the region, and

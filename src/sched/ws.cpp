@@ -104,6 +104,7 @@
 #include <memory>
 #include <utility>
 
+#include "core/clock.hpp"
 #include "core/runtime.hpp"
 #include "core/tunables.hpp"
 #include "core/ult.hpp"

@@ -24,6 +24,7 @@
 #include <cstring>
 
 #include "core/runtime.hpp"
+#include "core/stats.hpp"
 #include "core/worker.hpp"
 #include "mem/quota_alloc.hpp"
 #include "shim/shim.hpp"

@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstdint>
 
-#include "core/wait.hpp"
+#include "core/clock.hpp"
 #include "io/interrupt.hpp"
 #include "shim/shim.hpp"
 #include "shim/signals.hpp"
@@ -18,13 +18,9 @@ namespace {
 
 bool on_weft_thread() { return ready() && weft_thread_self() != WEFT_THREAD_NULL; }
 
-bool valid(const struct timespec* t) {
-    return t != nullptr && t->tv_nsec >= 0 && t->tv_nsec < 1000000000L && t->tv_sec >= 0;
-}
+bool valid(const struct timespec* t) { return t != nullptr && weft::detail::timespec_valid(*t); }
 
-std::uint64_t ns_of(const struct timespec* t) {
-    return static_cast<std::uint64_t>(t->tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(t->tv_nsec);
-}
+std::uint64_t ns_of(const struct timespec* t) { return static_cast<std::uint64_t>(weft::detail::ns_of(*t)); }
 
 // Sleeps the calling weft thread for ns: 0, or EINTR when a signal's handler
 // ended the sleep, with *left (if not null) the time not slept.
@@ -49,10 +45,6 @@ int sleep_for(std::uint64_t ns, std::uint64_t* left) {
     return rc;
 }
 
-struct timespec timespec_of(std::uint64_t ns) {
-    return timespec{static_cast<time_t>(ns / 1000000000ULL), static_cast<long>(ns % 1000000000ULL)};
-}
-
 }  // namespace
 
 extern "C" {
@@ -74,7 +66,7 @@ int nanosleep(const struct timespec* req, struct timespec* rem) {
         return errno_result(EINVAL);
     std::uint64_t left = 0;
     int rc = sleep_for(ns_of(req), &left);
-    if (rem != nullptr) *rem = timespec_of(left);
+    if (rem != nullptr) *rem = weft::detail::timespec_of(static_cast<std::int64_t>(left));
     return errno_result(rc);
 }
 
@@ -104,14 +96,12 @@ int clock_nanosleep(clockid_t clock, int flags, const struct timespec* req, stru
     if (!valid(req)) return EINVAL;
     std::uint64_t ns = ns_of(req);
     if ((flags & TIMER_ABSTIME) != 0) {
-        struct timespec now;
-        clock_gettime(clock, &now);
-        std::uint64_t now_ns = ns_of(&now);
+        std::uint64_t now_ns = static_cast<std::uint64_t>(weft::detail::clock_ns(clock));
         ns = ns > now_ns ? ns - now_ns : 0;
     }
     std::uint64_t left = 0;
     int rc = sleep_for(ns, &left);
-    if (rem != nullptr && (flags & TIMER_ABSTIME) == 0) *rem = timespec_of(left);
+    if (rem != nullptr && (flags & TIMER_ABSTIME) == 0) *rem = weft::detail::timespec_of(static_cast<std::int64_t>(left));
     return rc;
 }
 

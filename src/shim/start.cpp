@@ -12,12 +12,15 @@
 // objects), so weft's static initializers (the scheduler registry) have run.
 // At exit the runtime is not finalized: as under glibc, exit() ends the process
 // while other threads still run; weft's own exit hook prints WEFT_STATS.
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include <unistd.h>
 
+#include "core/clock.hpp"
 #include "shim/shim.hpp"
 #include "shim/signals.hpp"
 #include "shim/tls_block.hpp"
@@ -65,21 +68,16 @@ int refuse(const char* fn, const char* why, int err) {
 
 int convert_deadline(clockid_t from, const struct timespec* abstime, clockid_t to, struct timespec* out) {
     if ((from != CLOCK_REALTIME && from != CLOCK_MONOTONIC) || abstime == nullptr || abstime->tv_nsec < 0 ||
-        abstime->tv_nsec >= 1000000000L)
+        abstime->tv_nsec >= detail::kNsPerSecond)
         return EINVAL;
     if (from == to) {
         *out = *abstime;
         return 0;
     }
-    struct timespec now_from, now_to;
-    clock_gettime(from, &now_from);
-    clock_gettime(to, &now_to);
-    long long left = (static_cast<long long>(abstime->tv_sec) - now_from.tv_sec) * 1000000000LL +
-                     (abstime->tv_nsec - now_from.tv_nsec);
-    if (left < 0) left = 0;
-    long long t = static_cast<long long>(now_to.tv_sec) * 1000000000LL + now_to.tv_nsec + left;
-    out->tv_sec = static_cast<time_t>(t / 1000000000LL);
-    out->tv_nsec = static_cast<long>(t % 1000000000LL);
+    std::int64_t now_from = detail::clock_ns(from);
+    std::int64_t now_to = detail::clock_ns(to);
+    std::int64_t left = std::max<std::int64_t>(detail::ns_of(*abstime) - now_from, 0);
+    *out = detail::timespec_of(now_to + std::min(left, INT64_MAX - now_to));
     return 0;
 }
 

@@ -31,6 +31,7 @@
 
 #include <cerrno>
 
+#include "core/clock.hpp"
 #include "core/outside.hpp"
 #include "core/runtime.hpp"
 #include "core/tunables.hpp"

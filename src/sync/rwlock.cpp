@@ -5,6 +5,7 @@
 // readers_: > 0 readers inside, -1 a writer inside (writer_ names it), 0 free.
 #include <cerrno>
 
+#include "core/clock.hpp"
 #include "core/runtime.hpp"
 #include "sync/wait_list.hpp"
 

@@ -2,6 +2,7 @@
 // to the oldest waiter (the value stays 0), so waiters are served FIFO.
 #include <cerrno>
 
+#include "core/clock.hpp"
 #include "core/runtime.hpp"
 #include "sync/wait_list.hpp"
 

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "core/tunables.hpp"
 #include "net/transport.hpp"
 #include "support/net_test.hpp"
 #include "support/weft_test.hpp"
@@ -35,6 +36,7 @@
 namespace {
 
 namespace net = weft::detail::net;
+namespace tun = weft::detail::tun;
 
 struct transport_param {
     const char* transport;
@@ -182,8 +184,8 @@ TEST_P(NetTransportConcurrent, every_message_arrives_once_in_order_per_sender_an
     if (faulty()) {
         net::faulty_counts c = net::faulty_observed();
         EXPECT_GT(c.data_frames, 0u) << "the messages went through the link";
-        EXPECT_LE(c.max_in_flight_msgs, net::kFaultyWindowMsgs) << "credit exceeded: frames in flight to one peer";
-        EXPECT_LE(c.max_in_flight_bytes, net::kFaultyWindowBytes) << "credit exceeded: bytes in flight to one peer";
+        EXPECT_LE(c.max_in_flight_msgs, tun::net_window_msgs) << "credit exceeded: frames in flight to one peer";
+        EXPECT_LE(c.max_in_flight_bytes, tun::net_window_bytes) << "credit exceeded: bytes in flight to one peer";
     }
 }
 
@@ -191,7 +193,7 @@ TEST_P(NetTransportConcurrent, every_message_arrives_once_in_order_per_sender_an
 // once its credit is spent, so that what is in flight to the receiver never
 // exceeds its window, however long it is away; when it answers again every
 // message arrives, in order.
-constexpr int kFlood = 3 * int(weft::detail::net::kFaultyWindowMsgs);  // per sender: three windows
+constexpr int kFlood = 3 * int(tun::net_window_msgs);  // per sender: three windows
 
 struct flood_sender {
     weft_port_id_t to{};
@@ -228,11 +230,11 @@ TEST_P(NetProtocolFaultsConcurrent, credit_bounds_what_is_in_flight_to_a_receive
     // node 1 to node 0; the first message's credit is still owed, since
     // credit comes back half a window at a time) and wait: more than a window
     // sent would be the bug.
-    while (s[0].sent.load() + s[1].sent.load() < int(net::kFaultyWindowMsgs) - 1) weft_thread_yield();
+    while (s[0].sent.load() + s[1].sent.load() < int(tun::net_window_msgs) - 1) weft_thread_yield();
     for (int i = 0; i < 1000; ++i) weft_thread_yield();
     net::faulty_counts c = net::faulty_observed();
-    EXPECT_LE(c.max_in_flight_msgs, net::kFaultyWindowMsgs) << "credit exceeded while the receiver was away";
-    EXPECT_LE(s[0].sent.load() + s[1].sent.load(), int(net::kFaultyWindowMsgs))
+    EXPECT_LE(c.max_in_flight_msgs, tun::net_window_msgs) << "credit exceeded while the receiver was away";
+    EXPECT_LE(s[0].sent.load() + s[1].sent.load(), int(tun::net_window_msgs))
         << "sends returned beyond the window while the receiver was away";
     ASSERT_EQ(net::faulty_resume(0), 0);
     int next[2] = {0, 0};
@@ -249,7 +251,7 @@ TEST_P(NetProtocolFaultsConcurrent, credit_bounds_what_is_in_flight_to_a_receive
     for (weft_thread_t t : ts) ASSERT_EQ(weft_thread_join(t, nullptr), 0);
     EXPECT_EQ(s[0].rc, 0);
     EXPECT_EQ(s[1].rc, 0);
-    EXPECT_LE(net::faulty_observed().max_in_flight_msgs, net::kFaultyWindowMsgs);
+    EXPECT_LE(net::faulty_observed().max_in_flight_msgs, tun::net_window_msgs);
     EXPECT_EQ(weft_net_port_destroy(port), 0);
 }
 

@@ -4,10 +4,6 @@
 // many waiters and wakers for each blocking kind weft uses: a futex on a word
 // (idle workers), a weft_sem_t (filament participants, blocking only the weft
 // thread) and std::atomic::wait (the coarse-grain sweep barrier).
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -16,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/futex.hpp"
 #include "core/sleep/backoff.hpp"
 #include "core/sleep/stages.hpp"
 #include "core/tunables.hpp"
@@ -250,14 +247,6 @@ void expect_no_lost_wakeup(const event& ev, int waiters, std::uint64_t rounds) {
     ::testing::Test::RecordProperty("blocks", std::to_string(ev.blocks.load()));
 }
 
-void futex_wait(std::atomic<std::uint32_t>* word) {
-    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0u, nullptr, nullptr,
-            0);
-}
-void futex_wake(std::atomic<std::uint32_t>* word) {
-    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, nullptr, nullptr, 0);
-}
-
 struct protocol_size {
     int waiters;
     int wakers;
@@ -287,7 +276,7 @@ TEST_P(SleepProtocolConcurrency, futex_word_wakes_every_waiter) {
     for (int i = 0; i < w; ++i) words[static_cast<std::size_t>(i)].store(0);
     auto unblock = [&](int i) {
         words[static_cast<std::size_t>(i)].store(1, std::memory_order_release);
-        futex_wake(&words[static_cast<std::size_t>(i)]);
+        weft::detail::futex_wake(&words[static_cast<std::size_t>(i)]);
     };
     std::vector<std::thread> threads;
     for (int i = 0; i < w; ++i)
@@ -301,7 +290,7 @@ TEST_P(SleepProtocolConcurrency, futex_word_wakes_every_waiter) {
                 },
                 [] { weft::detail::heavy_fence(); },
                 [&] {
-                    while (word->load(std::memory_order_acquire) == 0) futex_wait(word);
+                    while (word->load(std::memory_order_acquire) == 0) weft::detail::futex_wait(word, 0);
                 },
                 [&] { ev.retract(i); });
         });

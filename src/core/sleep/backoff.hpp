@@ -11,10 +11,10 @@
 // put together in stages.hpp, from core/tunables.hpp.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <thread>
 
+#include "core/clock.hpp"
 #include "sync/primitives.hpp"
 
 namespace weft::detail::sleep {
@@ -48,13 +48,8 @@ struct yield_for {
     std::int64_t ns;  // nanoseconds of yielding before blocking; >= 0
     std::int64_t since = 0;
 
-    static std::int64_t now() noexcept {
-        return std::chrono::duration_cast<std::chrono::nanoseconds>(
-                   std::chrono::steady_clock::now().time_since_epoch())
-            .count();
-    }
     bool take() noexcept {
-        std::int64_t t = now();
+        std::int64_t t = monotonic_ns();
         if (since == 0) since = t;
         return t - since < ns;
     }

@@ -1,8 +1,11 @@
-// weft_sleep_ns: a timed wait that nothing but its timer ends.
+// weft_sleep_ns and weft_nanosleep: a weft thread's sleep, a timed wait that nothing
+// but its timer ends (the thread blocks, not its worker; the workers' own
+// sleep is core/sleep/).
 #include <time.h>
 
 #include <cerrno>
 
+#include "core/clock.hpp"
 #include "core/runtime.hpp"
 #include "sync/wait_list.hpp"
 
@@ -33,9 +36,9 @@ WEFT_API int weft_sleep_ns(uint64_t ns) {
 }
 
 WEFT_API int weft_nanosleep(const struct timespec* req, struct timespec* rem) {
-    if (req == nullptr || req->tv_nsec < 0 || req->tv_nsec >= 1'000'000'000 || req->tv_sec < 0) return EINVAL;
+    if (req == nullptr || !timespec_valid(*req)) return EINVAL;
     if (rem != nullptr) *rem = timespec{0, 0};
-    return weft_sleep_ns(static_cast<uint64_t>(req->tv_sec) * 1'000'000'000 + static_cast<uint64_t>(req->tv_nsec));
+    return weft_sleep_ns(static_cast<uint64_t>(ns_of(*req)));
 }
 
 }  // extern "C"
