@@ -19,14 +19,18 @@
 // (WEFT_SCHED, WEFT_NET, WEFT_ADAPT), the list of valid values in its error
 // message and the listings are read from the registry.
 //
-// Registration runs during static initialization (libweft.a is one
-// prelinked object, so no registering file is dropped: CMakeLists.txt). The
-// list heads and nodes are constant-initialized, so a registration finds its
-// list, and the nodes other files linked in, ready whatever order the files'
-// initializers run in. Lookups come later, from
-// weft_init and weft_net_init, and only read. A registration that breaks the
-// contract, or takes a name twice, is a bug in weft found at start-up: it
-// stops the program with a message naming the part and what is wrong.
+// Registration is a table the linker builds, not code that runs at start-up:
+// WEFT_REGISTER puts a pointer to the part's linking function in the section
+// `weft_registrations`, and the first lookup of any kind runs every entry of
+// that section once (link_static_registrations, core/registry.cpp). Another
+// library's constructor may reach weft before weft's own static initializers
+// run (under libweft-pthread, GLib's constructor calls pthread_setspecific,
+// which starts the runtime, which looks up WEFT_SCHED): the registry is whole
+// at the first lookup whatever order the loader initializes libraries and
+// files in. The nodes are constant-initialized, so linking them allocates
+// nothing. A registration that breaks the contract, or takes a name twice, is
+// a bug in weft found at the first lookup: it stops the program with a
+// message naming the part and what is wrong.
 #pragma once
 
 #include <cstdio>
@@ -47,6 +51,13 @@ struct plug_kind {
 
 template <class Def>
 class registry;
+
+// One entry of the section weft_registrations: links one node.
+using registration_fn = void (*)();
+
+// Runs every WEFT_REGISTER entry of the program (or shared library) once;
+// every lookup and registration calls it first. Thread-safe.
+void link_static_registrations();
 
 // A definition's place in its kind's list. Constant-initialized (WEFT_REGISTER
 // makes it constinit): another file's registration reads it while static
@@ -70,7 +81,10 @@ private:
 template <class Def>
 class registrar {
 public:
-    explicit registrar(const Def* def) : node_(def) { registry<Def>::add(&node_); }
+    explicit registrar(const Def* def) : node_(def) {
+        link_static_registrations();
+        registry<Def>::add(&node_);
+    }
     ~registrar() { registry<Def>::remove(&node_); }
     registrar(const registrar&) = delete;
     registrar& operator=(const registrar&) = delete;
@@ -87,6 +101,7 @@ class registry {
 public:
     // The definition registered as `name`, in any case; nullptr if none is.
     static const Def* find(std::string_view name) {
+        link_static_registrations();
         for (const registry_node<Def>* n = head_; n != nullptr; n = n->next_)
             if (iequals(name, n->def_->name)) return n->def_;
         return nullptr;
@@ -94,6 +109,7 @@ public:
 
     // "a, b, c": every registered name, for error messages and listings.
     static std::string names() {
+        link_static_registrations();
         std::string out;
         for (const registry_node<Def>* n = head_; n != nullptr; n = n->next_) {
             if (!out.empty()) out += ", ";
@@ -105,22 +121,23 @@ public:
     // f(const Def&) for each definition, in order.
     template <class F>
     static void for_each(F&& f) {
+        link_static_registrations();
         for (const registry_node<Def>* n = head_; n != nullptr; n = n->next_) f(*n->def_);
     }
 
-    // Links n into the list (WEFT_REGISTER, registrar); returns true. Aborts
-    // if its definition breaks the contract or takes a registered name.
-    static bool add(registry_node<Def>* n) {
+    // Links n into the list (a WEFT_REGISTER entry, a registrar). Aborts if
+    // its definition breaks the contract or takes a registered name.
+    static void add(registry_node<Def>* n) {
         const Def* def = n->def_;
         if (!well_formed_name(def->name)) refuse(def, "a name is required: lowercase letters, digits, '_' or '-'");
         if (def->description == nullptr) refuse(def, "a description is required");
         if (const char* what = contract_violation(*def); what != nullptr) refuse(def, what);
-        if (find(def->name) != nullptr) refuse(def, "its name is registered already");
+        for (const registry_node<Def>* m = head_; m != nullptr; m = m->next_)
+            if (iequals(def->name, m->def_->name)) refuse(def, "its name is registered already");
         registry_node<Def>** at = &head_;
         while (*at != nullptr && std::string_view((*at)->def_->name) < def->name) at = &(*at)->next_;
         n->next_ = *at;
         *at = n;
-        return true;
     }
 
     // Unlinks n (a registrar going out of scope).
@@ -151,9 +168,17 @@ private:
 
 }  // namespace weft::detail
 
-// Registers `def`, a `const Def` of namespace scope defined in the same file,
-// at static initialization. Use it at namespace scope, once per definition.
+// Registers `def`, a `const Def` of namespace scope defined in the same file:
+// an entry of the section weft_registrations, run at the first lookup. Use it
+// at namespace scope, once per definition.
+#if defined(__has_attribute) && __has_attribute(retain)
+#define WEFT_REGISTRATION_ENTRY [[gnu::used, gnu::retain, gnu::section("weft_registrations")]]
+#else
+#define WEFT_REGISTRATION_ENTRY [[gnu::used, gnu::section("weft_registrations")]]
+#endif
 #define WEFT_REGISTER(def)                                                                                    \
     static constinit ::weft::detail::registry_node<std::remove_cvref_t<decltype(def)>> weft_node_##def{&def}; \
-    [[maybe_unused]] static const bool weft_registered_##def =                                                \
-        ::weft::detail::registry<std::remove_cvref_t<decltype(def)>>::add(&weft_node_##def)
+    static void weft_link_##def() {                                                                           \
+        ::weft::detail::registry<std::remove_cvref_t<decltype(def)>>::add(&weft_node_##def);                  \
+    }                                                                                                         \
+    WEFT_REGISTRATION_ENTRY static ::weft::detail::registration_fn weft_registration_##def = &weft_link_##def

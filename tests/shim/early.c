@@ -1,6 +1,7 @@
 /* A thread a library started before the shim's constructor ran
  * (lib/early_thread.c) contends for one mutex with weft threads, and main
- * joins it. */
+ * joins it; the thread-specific value that library's constructor set is
+ * main's. */
 #include <pthread.h>
 #include <sched.h>
 
@@ -10,6 +11,9 @@ extern pthread_mutex_t early_mutex;
 extern long early_counter;
 extern pthread_t early_thread;
 extern int early_create_rc;
+extern pthread_key_t early_key;
+extern int early_key_rc;
+extern int early_value;
 
 static void* add(void* a) {
     (void)a;
@@ -25,6 +29,8 @@ static void* add(void* a) {
 
 int main(void) {
     CHECK_EQ(early_create_rc, 0);
+    CHECK_EQ(early_key_rc, 0);
+    CHECK(pthread_getspecific(early_key) == &early_value);
     pthread_t ts[4];
     for (int i = 0; i < 4; ++i) CHECK_EQ(pthread_create(&ts[i], NULL, add, NULL), 0);
     for (int i = 0; i < 4; ++i) CHECK_EQ(pthread_join(ts[i], NULL), 0);
