@@ -31,14 +31,6 @@ std::uint64_t next_id(runtime* rt, worker* w) {
 // Owner-only counter update: a relaxed load and store, no locked instruction.
 void bump(atomic<std::int64_t>& c, std::int64_t d) { c.store(c.load(memory_order_relaxed) + d, memory_order_relaxed); }
 
-void ult_entry(void* arg) noexcept {
-    worker* w = static_cast<worker*>(arg);
-    ult* self = w->current;
-    arch::san_after_switch(&self->san);
-    run_post_switch(w);
-    end_thread(self, self->fn(self->arg));
-}
-
 // Samples the live count at a creation on w, but only when w's own count
 // reaches a new high: summing reads every worker's counter, a cache line its
 // owner writes on every switch, so doing it on every creation cost a
@@ -76,6 +68,14 @@ void check_finalize(runtime* rt, worker* w) {
 }
 
 }  // namespace
+
+void ult_entry(void* arg) noexcept {
+    worker* w = static_cast<worker*>(arg);
+    ult* self = w->current;
+    arch::san_after_switch(&self->san);
+    run_post_switch(w);
+    end_thread(self, self->fn(self->arg));
+}
 
 std::int64_t live_ults(runtime* rt) {
     std::int64_t n = rt->external_live.load(memory_order_relaxed);

@@ -20,6 +20,11 @@
 
 namespace weft::detail {
 
+// The first function of every ult's own stack (make_context's entry): calls
+// the thread's function and ends the thread with its result. The shim's
+// forced unwinding (pthread_exit, cancellation) stops at its frame.
+void ult_entry(void* arg) noexcept;
+
 // Detaches t, whose handle the caller has claimed: t is recycled when it ends,
 // or now if it has ended already.
 void detach_claimed(ult* t);
@@ -70,8 +75,8 @@ void detach_claimed(ult* t);
 
 // Joins t, whose handle the caller has claimed: waits for t's end, collects
 // its result, recycles it. w: the calling worker, or null.
-[[gnu::always_inline]] inline void join_claimed_inline(worker* w, ult* t, void** retval,
-                                                       void (*collect)(void*, void*), void* ctx) {
+[[gnu::always_inline]] inline void join_claimed_inline(worker* w, ult* t, void** retval, void (*collect)(void*, void*),
+                                                       void* ctx) {
     std::uintptr_t s = t->join_word.load(memory_order_acquire);
     if (s == join_running) {
         wait_record rec;

@@ -10,21 +10,27 @@
 // Deferred cancellation: pthread_cancel marks the thread and, if it is blocked
 // inside a cancellation point (cancel_point, shim.hpp), takes it out of its
 // wait as a timer does (core/wait.hpp, cancel_wait). The thread acts on it at
-// that point, or at the next one it reaches with cancellation enabled: it runs
-// the handlers still pushed, innermost first, by jumping into each pushing
-// frame (the macro's setjmp), which runs its routine and calls
-// __pthread_unwind_next, which jumps to the next one or, after the last, ends
-// the thread with PTHREAD_CANCELED (then key destructors). pthread_exit runs
-// the handlers the same way. Asynchronous cancellation is refused.
+// that point, or at the next one it reaches with cancellation enabled, and
+// pthread_exit alike: as glibc does, it unwinds its own stack with
+// _Unwind_ForcedUnwind, which runs the C++ destructors of every frame; the
+// stop function jumps into each C handler's pushing frame (the macro's setjmp)
+// when the unwinding reaches it, the routine runs and __pthread_unwind_next
+// goes on unwinding from there. At the thread's entry frame the thread ends
+// with its exit value (PTHREAD_CANCELED for a cancellation): thread_local
+// destructors, then key destructors. Asynchronous cancellation is refused.
 // Kernel threads that are not weft threads keep glibc's functions.
 #include <pthread.h>
 #include <setjmp.h>
+#include <unistd.h>
+#include <unwind.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 
 #include "core/handle.hpp"
 #include "core/runtime.hpp"
+#include "core/thread.hpp"
 #include "core/wait.hpp"
 #include "core/worker.hpp"
 #include "shim/shim.hpp"
@@ -37,6 +43,9 @@ namespace {
 struct cancel_state {
     __pthread_unwind_buf_t* cleanup = nullptr;  // innermost pushed handler
     void* exit_value = nullptr;                 // pthread_exit's, while its handlers run
+    // The forced unwinding in flight: here, not on the stack it unwinds, whose
+    // memory the destructors it runs reuse.
+    _Unwind_Exception unwinding{};
 };
 
 weft_once_t key_once = WEFT_ONCE_INIT;
@@ -93,6 +102,52 @@ __pthread_unwind_buf_t*& prev_of(__pthread_unwind_buf_t* buf) {
     longjmp(reinterpret_cast<struct __jmp_buf_tag*>(static_cast<void*>(buf->__cancel_jmp_buf)), 1);
 }
 
+// A catch (...) that ended without rethrowing the unwinding (the C++ library
+// then deletes the exception): the thread can neither go on nor end, and glibc
+// aborts alike.
+void not_rethrown(_Unwind_Reason_Code, _Unwind_Exception*) {
+    static constexpr char msg[] =
+        "weft-pthread: FATAL: the unwinding of pthread_exit or a cancellation was caught and not rethrown "
+        "(a catch (...) must rethrow abi::__forced_unwind)\n";
+    (void)!write(2, msg, sizeof msg - 1);
+    std::abort();
+}
+
+// The frame that calls the program's start routine: weft's thread entry, or
+// the shim's TLS block start in front of it. Nothing of it is unwound (weft's
+// entry is noexcept: unwinding it would terminate).
+bool is_entry_frame(_Unwind_Context* ctx) {
+    auto* fn = reinterpret_cast<const void*>(_Unwind_GetRegionStart(ctx));
+    return fn == reinterpret_cast<const void*>(&detail::ult_entry) || is_block_start(fn);
+}
+
+// Called by the unwinder before each frame it unwinds. A C handler's buffer
+// lies in its pushing frame, below that frame's CFA (the stack pointer of its
+// caller) and above the CFA of every frame it called: the first frame whose
+// CFA is above the buffer is the pusher. The end of the unwind data (a frame
+// without it, or the end of main's stack: main unwinds to the C library's
+// start) counts as the entry: the handlers left run, then the thread ends.
+_Unwind_Reason_Code stop_at_entry(int, _Unwind_Action actions, _Unwind_Exception_Class, _Unwind_Exception*,
+                                  _Unwind_Context* ctx, void* param) {
+    auto* s = static_cast<cancel_state*>(param);
+    bool end = (actions & _UA_END_OF_STACK) != 0 || is_entry_frame(ctx);
+    if (s->cleanup != nullptr && (end || _Unwind_GetCFA(ctx) > reinterpret_cast<std::uintptr_t>(s->cleanup)))
+        unwind_from(s);
+    if (end) end_weft_thread(s->exit_value);
+    return _URC_NO_REASON;
+}
+
+// Unwinds the calling thread's stack from here (pthread_exit, a cancellation,
+// or the next step after a C handler ran).
+[[noreturn]] void unwind(cancel_state* s) {
+    s->unwinding.exception_class = 0;  // glibc's: no C++ type, only catch (...) sees it
+    s->unwinding.exception_cleanup = &not_rethrown;
+    _Unwind_ForcedUnwind(&s->unwinding, &stop_at_entry, s);
+    // The unwinder failed (unreadable unwind data): the C handlers still run,
+    // without the destructors.
+    unwind_from(s);
+}
+
 }  // namespace
 
 detail::ult* self_ult() {
@@ -112,7 +167,7 @@ cancel_point::cancel_point() : self_(self_ult()) {
     u->cancel_point = true;
 }
 
-cancel_point::~cancel_point() {
+cancel_point::~cancel_point() noexcept(false) {
     auto* u = static_cast<detail::ult*>(self_);
     if (u == nullptr) return;
     u->cancel_point = false;
@@ -121,10 +176,16 @@ cancel_point::~cancel_point() {
 }
 
 void exit_running_cleanup(void* retval) {
-    cancel_state* s = mine(false);
-    if (s == nullptr || s->cleanup == nullptr) end_weft_thread(retval);
+    cancel_state* s = mine(true);
+    if (s == nullptr) {
+        refuse("pthread_exit (or acting on a cancellation) with unwinding",
+               "no thread-specific data key or memory is left for its state; the thread ends without running the "
+               "destructors of its frames",
+               ENOMEM);
+        end_weft_thread(retval);
+    }
     s->exit_value = retval;
-    unwind_from(s);
+    unwind(s);
 }
 
 }  // namespace weft::shim
@@ -195,12 +256,12 @@ void __pthread_unregister_cancel_restore(__pthread_unwind_buf_t* buf) {
     __pthread_unregister_cancel(buf);
 }
 
-// Called by the push macro after its routine ran during pthread_exit's unwinding.
+// Called by the push macro after its routine ran during the unwinding.
 void __pthread_unwind_next(__pthread_unwind_buf_t* buf) {
     if (!on_weft_thread()) real::__pthread_unwind_next(buf);
     cancel_state* s = mine(false);
     if (s == nullptr) end_weft_thread(nullptr);  // not reached: only an unwinding thread gets here
-    unwind_from(s);
+    unwind(s);
 }
 
 }  // extern "C"

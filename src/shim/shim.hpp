@@ -56,8 +56,9 @@ int refuse(const char* fn, const char* why, int err);
 // Errors: EINVAL `from` is neither clock or abstime is not a valid timespec.
 int convert_deadline(clockid_t from, const struct timespec* abstime, clockid_t to, struct timespec* out);
 
-// pthread_exit on a weft thread: runs the cleanup handlers still pushed
-// (pthread_cleanup_push), innermost first, then ends the thread (cancel.cpp).
+// pthread_exit on a weft thread: unwinds its stack as glibc does (C++
+// destructors of every frame, the cleanup handlers still pushed with
+// pthread_cleanup_push, innermost first), then ends the thread (cancel.cpp).
 [[noreturn]] void exit_running_cleanup(void* retval);
 
 // A cancellation point (POSIX: join, condition waits, sem_wait, the sleeps),
@@ -70,7 +71,8 @@ int convert_deadline(clockid_t from, const struct timespec* abstime, clockid_t t
 class cancel_point {
 public:
     cancel_point();
-    ~cancel_point();
+    // Acting on a cancellation unwinds the stack through this destructor.
+    ~cancel_point() noexcept(false);
     cancel_point(const cancel_point&) = delete;
     cancel_point& operator=(const cancel_point&) = delete;
 

@@ -516,6 +516,8 @@ int give_tls_block(void* (**fn)(void*), void** arg, void** tp_out) {
     return 0;
 }
 
+bool is_block_start(const void* fn) { return fn == reinterpret_cast<const void*>(&start_in_block); }
+
 void drop_tls_block(void* (*fn)(void*), void* arg) {
     if (fn == &start_in_block) keep_block(arg);
 }

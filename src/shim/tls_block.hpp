@@ -23,6 +23,11 @@ const char* tls_blocks_unavailable();
 // as they are and sets *tp to null.
 int give_tls_block(void* (**fn)(void*), void** arg, void** tp);
 
+// Whether `fn` is the start routine give_tls_block puts in front of the
+// program's: the outermost frame of a thread's own code that pthread_exit's
+// unwinding passes (cancel.cpp).
+bool is_block_start(const void* fn);
+
 // Frees the block of a start routine give_tls_block made that never ran
 // (the thread could not be created).
 void drop_tls_block(void* (*fn)(void*), void* arg);
