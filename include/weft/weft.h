@@ -845,7 +845,8 @@ typedef struct weft_net_status {
  * runtime (started from the environment if it is not running). The caller
  * is on node 0 (mpi: on its rank's node; MPI is initialised here unless the
  * program did it, and then it needs MPI_THREAD_SERIALIZED or above).
- * It also starts the job's services (weft/rpc.h): each node's barrier port,
+ * It also starts the job's services (the naming service and the job-wide
+ * barrier, below, built on weft/rpc.h): each node's barrier port,
  * and the naming service's port and server thread on node 0. That thread
  * ends with weft_net_finalize; weft_finalize refuses (EBUSY) while a job is
  * running.
@@ -972,6 +973,48 @@ WEFT_API int weft_net_try_recv(weft_port_id_t port, void *buf, size_t cap, weft_
  *         as weft_net_recv. */
 WEFT_API int weft_net_recv_any(const weft_port_id_t *ports, size_t n, void *buf, size_t cap, weft_net_status_t *st,
                                int64_t timeout_ns);
+
+/* ------------------------------------------------------------------------ */
+/* Naming service                                                           */
+/* ------------------------------------------------------------------------ */
+/* Names map to port IDs for the whole job. The service is an RPC server
+ * (weft/rpc.h) of one thread on node 0, started by weft_net_init, at the port
+ * weft_net_names_port returns (node 0, index 1: the second port the job
+ * creates, after node 0's barrier port). Names are 1..WEFT_NET_NAME_MAX
+ * bytes, NUL-terminated. Contexts: weft thread or external.
+ * Each call below also returns EHOSTDOWN when node 0 is declared dead (mpi),
+ * as weft_rpc_call does. (Felten & McNamee, "Improving the performance of
+ * message-passing applications by multithreading", §6.3.) */
+#define WEFT_NET_NAME_MAX 255
+
+/* Errors: ENOTCONN no job; EINVAL null name or empty; ENAMETOOLONG longer
+ * than WEFT_NET_NAME_MAX; EEXIST the name is registered (to any port). */
+WEFT_API int weft_net_name_register(const char *name, weft_port_id_t port);
+/* Waits until `name` is registered, at most timeout_ns (0: look once;
+ * WEFT_NET_FOREVER: no limit), and stores its port in *port.
+ * Errors: ENOTCONN; EINVAL null name, empty, null port, or timeout_ns
+ *         negative other than WEFT_NET_FOREVER; ENAMETOOLONG;
+ *         ETIMEDOUT not registered in time. */
+WEFT_API int weft_net_name_lookup(const char *name, weft_port_id_t *port, int64_t timeout_ns);
+/* Errors: ENOTCONN; EINVAL; ENAMETOOLONG; ENOENT the name is not registered. */
+WEFT_API int weft_net_name_unregister(const char *name);
+/* The naming service's port. Errors: ENOTCONN no job; EINVAL null id. */
+WEFT_API int weft_net_names_port(weft_port_id_t *id);
+
+/* ------------------------------------------------------------------------ */
+/* Job-wide barrier                                                         */
+/* ------------------------------------------------------------------------ */
+/* Returns once one thread of every node of the job has called it (the
+ * "participant" of its node: any one thread, a different one from round to
+ * round if the program likes), blocking only the calling thread. Built on
+ * one port per node, created by weft_net_init (index 0 of each node); node 0
+ * gathers the arrivals and sends the releases. Node-local synchronization is
+ * weft_barrier_*.
+ * Errors: ENOTCONN no job; EBUSY another thread of this node is in the
+ *         barrier now; EPIPE or ENOENT a barrier port was closed or destroyed;
+ *         EHOSTDOWN a node it waits for is declared dead (mpi: node 0, or on
+ *         node 0 one that has not arrived; WEFT_NET_PEER_TIMEOUT). */
+WEFT_API int weft_net_barrier(void);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,138 +1,47 @@
 // Class: requirement, conformance of every transport. The guarantees weft's
 // message passing makes between nodes (docs/design/net.md, "The transport
-// seam"; include/weft/weft.h), checked over each transport this process can
-// run: inproc (every node here, no wire protocol) and faulty (every node
-// here, weft's wire protocol over the fault-injecting link: delays, frames of
-// different senders overtaking each other, ranks that die or stall). The
-// mpi transport carries the same protocol over MPI; its programs under
-// mpiexec (tests/mpi/) check the same guarantees there. Under every scheduler,
-// at 1 and 2 workers.
+// seam"; include/weft/weft.h), through the public API only, so that the same
+// tests run over every transport: here over inproc (every node in this
+// process, no wire protocol) and faulty (every node in this process, weft's
+// wire protocol over the fault-injecting link), and, compiled into
+// tests/mpi/net_transport_suite.cpp and started by mpiexec, over mpi (one rank
+// per node). Under every scheduler, at 1 and 2 workers.
 //   - order per sender and port, for every size class (inline frames, bulks
-//     from a copy, bulks from the caller's buffer);
-//   - credit never exceeded (faulty: what the link saw in flight);
-//   - EHOSTDOWN instead of a hang when a peer dies (faulty);
+//     from a copy, bulks from the caller's buffer), every message once;
 //   - no message lost without an error reaching someone: a message sent to a
 //     port destroyed meanwhile makes its sender's waiting receive return
-//     ECONNABORTED, whether the message was buffered or still on the wire;
-//   - a long send abandoned on a dead peer leaves the caller's buffer free to
-//     reuse when weft_net_send returns (faulty);
-//   - a long message into a receiver already waiting, or one that comes
-//     after its header was taken, is received straight into its buffer,
-//     without a staging buffer (faulty).
-#include <atomic>
+//     ECONNABORTED, whether the message was buffered or still on the wire.
+// What only a single process can check (the faulty link's counters, deaths and
+// stalls it injects) is in net_protocol_faults_test.cpp.
 #include <cerrno>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
-#include <ostream>
 #include <string>
 #include <vector>
 
 #include "core/tunables.hpp"
 #include "net/transport.hpp"
-#include "support/net_test.hpp"
-#include "support/weft_test.hpp"
+#include "support/net_suite.hpp"
 
 namespace {
 
 namespace net = weft::detail::net;
 namespace tun = weft::detail::tun;
 
-struct transport_param {
-    const char* transport;
-    wt::rt_param rt;
-};
-
-void PrintTo(const transport_param& p, std::ostream* os) {
-    *os << p.transport << " " << p.rt.sched << " " << p.rt.workers << "w";
-}
-
-std::vector<transport_param> params(std::vector<const char*> transports) {
-    std::vector<transport_param> out;
-    for (const char* t : transports)
-        for (const wt::rt_param& r : wt::rt_params({1, 2})) out.push_back(transport_param{t, r});
-    return out;
-}
-
-std::string param_name(const ::testing::TestParamInfo<transport_param>& info) {
-    return std::string(info.param.transport) + "_" + info.param.rt.sched + "_" + std::to_string(info.param.rt.workers) +
-           "w";
-}
-
-constexpr int kNodes = 3;
-// The peer timeout of the faulty runs that kill or stall a peer, ms: the
-// least WEFT_NET_PEER_TIMEOUT takes, so that the death is declared within the
-// test's time. The other runs have none: on a loaded machine a node's
-// progress may stop for longer than that, and a death declared where none
-// was injected fails sends that the receiver then waits for for ever.
-constexpr const char* kPeerTimeoutMs = "100";
-
-class NetTransportConcurrent : public ::testing::TestWithParam<transport_param> {
-protected:
-    void SetUp() override {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        dog_ = new wt::watchdog(wt::default_test_limit(), std::string(info->test_suite_name()) + "." + info->name());
-        ASSERT_EQ(weft_is_initialized(), 0) << "a previous test left the runtime running";
-        ::setenv("WEFT_NET_PEER_TIMEOUT", "off", 1);
-        weft_config_t cfg = wt::config(GetParam().rt.workers, GetParam().rt.sched);
-        ASSERT_EQ(weft_init(&cfg), 0);
-    }
-    // start() for a test in which a peer dies or stalls: deaths are declared
-    // after kPeerTimeoutMs.
-    void start_with_deaths(const net::faulty_plan& plan = net::faulty_plan{}) {
-        ::setenv("WEFT_NET_PEER_TIMEOUT", kPeerTimeoutMs, 1);
-        start(plan);
-    }
-    void start(const net::faulty_plan& plan = net::faulty_plan{}) {
-        net::set_faulty_plan(plan);
-        weft_net_config_t c{};
-        c.nodes = kNodes;
-        c.transport = GetParam().transport;
-        ASSERT_EQ(weft_net_init(&c), 0);
-        ASSERT_STREQ(weft_net_transport(), GetParam().transport);
-        started_ = true;
-    }
-    void TearDown() override {
-        if (started_) {
-            EXPECT_EQ(weft_net_finalize(), 0);
-        }
-        if (weft_is_initialized() != 0) {
-            EXPECT_EQ(weft_finalize(), 0);
-        }
-        ::unsetenv("WEFT_NET_PEER_TIMEOUT");
-        net::set_faulty_plan(net::faulty_plan{});
-        delete dog_;
-    }
-    bool faulty() const { return std::strcmp(GetParam().transport, "faulty") == 0; }
-    static bool same(const weft_port_id_t& a, const weft_port_id_t& b) {
-        return a.node == b.node && a.index == b.index && a.gen == b.gen;
-    }
-    bool started_ = false;
-    wt::watchdog* dog_ = nullptr;
-};
-
-// The faults only a link between address spaces has (a peer that dies or
-// stalls, a window of credit): over the faulty link. (inproc has no wire:
-// every node is this process, none dies alone, and a sender waits on the
-// port itself.)
-class NetProtocolFaultsConcurrent : public NetTransportConcurrent {};
+class NetTransportConcurrent : public wt::net_transport_fixture {};
 
 // Sizes on both sides of a frame's inline payload (3,968 bytes over the
 // protocol) and of the copy limit (64 KiB).
 constexpr std::size_t kSizes[] = {8, 3969, 0, 3968, 70000, 16, 65536, 5000, 65537, 100};
 constexpr std::size_t kMaxSize = 70000;
-constexpr int kSenders = 2;  // per node, on nodes 1 and 2
+constexpr int kSenders = 2;  // per node, on every node but 0
 constexpr int kPerSender = 30;
 
-unsigned char byte_of(int node, int thread, int seq, std::size_t i) {
-    return static_cast<unsigned char>((std::size_t(node) * 7 + std::size_t(thread) * 13 + std::size_t(seq) * 31 + i) &
-                                      0xff);
-}
+using wt::byte_of;
 
 struct ordered_sender {
     weft_port_id_t to{};
     int node = 0;
-    int thread = 0;
+    int thread = 0;  // numbered across the job: (node - 1) * kSenders + k
     int rc = 0;
     void operator()() {
         std::vector<unsigned char> buf(kMaxSize);
@@ -144,28 +53,21 @@ struct ordered_sender {
     }
 };
 
-TEST_P(NetTransportConcurrent, every_message_arrives_once_in_order_per_sender_and_port) {
-    start();
+// Node 0 receives what kSenders threads of every other node send to its port.
+void receive_in_order(int senders) {
     weft_port_id_t port{};
     // Room for two messages: senders wait, and over the protocol the port is
     // held and resumed again and again.
     ASSERT_EQ(weft_net_port_create(&port, 2, kMaxSize), 0);
-    std::vector<ordered_sender> s(std::size_t((kNodes - 1) * kSenders));
-    std::vector<weft_thread_t> ts;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        s[i].to = port;
-        s[i].node = 1 + int(i) / kSenders;
-        s[i].thread = int(i);
-        ts.push_back(wt::spawn_on(s[i].node, &s[i]));
-    }
-    std::vector<int> next(s.size(), 0);
+    ASSERT_EQ(weft_net_name_register("ordered", port), 0);
+    std::vector<int> next(std::size_t(senders), 0);
     std::vector<unsigned char> in(kMaxSize + 1);
-    for (std::size_t k = 0; k < s.size() * kPerSender; ++k) {
+    for (int k = 0; k < senders * kPerSender; ++k) {
         weft_net_status_t st{};
         ASSERT_EQ(weft_net_recv(port, in.data(), in.size(), &st, WEFT_NET_FOREVER), 0);
         int thread = st.tag / 1000, seq = st.tag % 1000;
-        ASSERT_TRUE(thread >= 0 && std::size_t(thread) < s.size()) << "tag " << st.tag;
-        ASSERT_EQ(st.source, std::uint32_t(s[std::size_t(thread)].node)) << "tag " << st.tag;
+        ASSERT_TRUE(thread >= 0 && thread < senders) << "tag " << st.tag;
+        ASSERT_EQ(st.source, std::uint32_t(1 + thread / kSenders)) << "tag " << st.tag;
         ASSERT_EQ(seq, next[std::size_t(thread)])
             << "sender " << thread << ": message " << seq << " came where " << next[std::size_t(thread)] << " was due";
         next[std::size_t(thread)] = seq + 1;
@@ -176,11 +78,35 @@ TEST_P(NetTransportConcurrent, every_message_arrives_once_in_order_per_sender_an
             if (in[i] != byte_of(int(st.source), thread, seq, i)) bad = i;
         ASSERT_EQ(bad, want) << "sender " << thread << " message " << seq << ": byte " << bad << " differs";
     }
-    for (weft_thread_t t : ts) ASSERT_EQ(weft_thread_join(t, nullptr), 0);
-    for (const ordered_sender& x : s) EXPECT_EQ(x.rc, 0);
     weft_net_status_t st{};
     EXPECT_EQ(weft_net_try_recv(port, in.data(), in.size(), &st), EAGAIN) << "a message came twice";
     EXPECT_EQ(weft_net_port_destroy(port), 0);
+}
+
+void send_in_order(int node) {
+    const weft_port_id_t port = wt::find_port("ordered");
+    std::vector<ordered_sender> s(kSenders);
+    std::vector<weft_thread_t> ts;
+    for (int k = 0; k < kSenders; ++k) {
+        s[std::size_t(k)].to = port;
+        s[std::size_t(k)].node = node;
+        s[std::size_t(k)].thread = (node - 1) * kSenders + k;
+        ts.push_back(wt::spawn_on(node, &s[std::size_t(k)]));
+    }
+    for (weft_thread_t t : ts) ASSERT_EQ(weft_thread_join(t, nullptr), 0);
+    for (const ordered_sender& x : s) EXPECT_EQ(x.rc, 0) << "sender " << x.thread;
+}
+
+TEST_P(NetTransportConcurrent, every_message_arrives_once_in_order_per_sender_and_port) {
+    start();
+    const int senders = (weft_net_num_nodes() - 1) * kSenders;
+    run_every_node([&](int node) {
+        if (node == 0) {
+            receive_in_order(senders);
+        } else {
+            send_in_order(node);
+        }
+    });
     if (faulty()) {
         net::faulty_counts c = net::faulty_observed();
         EXPECT_GT(c.data_frames, 0u) << "the messages went through the link";
@@ -189,289 +115,74 @@ TEST_P(NetTransportConcurrent, every_message_arrives_once_in_order_per_sender_an
     }
 }
 
-// Senders keep sending to a receiver that has stopped answering: each waits
-// once its credit is spent, so that what is in flight to the receiver never
-// exceeds its window, however long it is away; when it answers again every
-// message arrives, in order.
-constexpr int kFlood = 3 * int(tun::net_window_msgs);  // per sender: three windows
+// Node 1 sends one request to a port of node 0 and waits for a reply that
+// never comes; node 0, told the request was sent, destroys the port, with the
+// request in it or still on its way. Node 0 hands out each round's port, and
+// node 1 says it has sent, through ports found by name.
+constexpr int kRounds = 40;
 
-struct flood_sender {
-    weft_port_id_t to{};
-    int thread = 0;
-    std::atomic<int> sent{0};
-    int rc = 0;
-    void operator()() {
-        for (int seq = 0; seq < kFlood && rc == 0; ++seq) {
-            rc = weft_net_send(to, thread * 1000 + seq, &seq, sizeof seq);
-            sent.store(seq + 1);
-        }
-    }
-};
-
-TEST_P(NetProtocolFaultsConcurrent, credit_bounds_what_is_in_flight_to_a_receiver_that_stops_answering) {
-    start();  // no peer timeout: the stall is not a death, however long the machine takes
-    weft_port_id_t port{};
-    ASSERT_EQ(weft_net_port_create(&port, std::size_t(2 * kFlood), 64), 0);  // room for all: only credit stops them
-    {
-        // Node 1 learns the port first (its probe would wait for the stalled node).
-        int v = 0;
-        wt::run_on(1, [&] { EXPECT_EQ(weft_net_send(port, 9999, &v, sizeof v), 0); });
-        ASSERT_EQ(weft_net_recv(port, &v, sizeof v, nullptr, WEFT_NET_FOREVER), 0);
-    }
-    ASSERT_EQ(net::faulty_stall(0), 0);
-    flood_sender s[2];
-    weft_thread_t ts[2];
-    for (int i = 0; i < 2; ++i) {
-        s[i].to = port;
-        s[i].thread = i;
-        ts[i] = wt::spawn_on(1, &s[i]);
-    }
-    // Until both senders have spent their window (shared: one window from
-    // node 1 to node 0; the first message's credit is still owed, since
-    // credit comes back half a window at a time) and wait: more than a window
-    // sent would be the bug.
-    while (s[0].sent.load() + s[1].sent.load() < int(tun::net_window_msgs) - 1) weft_thread_yield();
-    for (int i = 0; i < 1000; ++i) weft_thread_yield();
-    net::faulty_counts c = net::faulty_observed();
-    EXPECT_LE(c.max_in_flight_msgs, tun::net_window_msgs) << "credit exceeded while the receiver was away";
-    EXPECT_LE(s[0].sent.load() + s[1].sent.load(), int(tun::net_window_msgs))
-        << "sends returned beyond the window while the receiver was away";
-    ASSERT_EQ(net::faulty_resume(0), 0);
-    int next[2] = {0, 0};
-    for (int k = 0; k < 2 * kFlood; ++k) {
-        weft_net_status_t st{};
-        int v = -1;
-        ASSERT_EQ(weft_net_recv(port, &v, sizeof v, &st, WEFT_NET_FOREVER), 0);
-        int thread = st.tag / 1000, seq = st.tag % 1000;
-        ASSERT_TRUE(thread == 0 || thread == 1) << "tag " << st.tag;
-        ASSERT_EQ(seq, next[thread]) << "sender " << thread;
-        ASSERT_EQ(v, seq);
-        next[thread] = seq + 1;
-    }
-    for (weft_thread_t t : ts) ASSERT_EQ(weft_thread_join(t, nullptr), 0);
-    EXPECT_EQ(s[0].rc, 0);
-    EXPECT_EQ(s[1].rc, 0);
-    EXPECT_LE(net::faulty_observed().max_in_flight_msgs, tun::net_window_msgs);
-    EXPECT_EQ(weft_net_port_destroy(port), 0);
-}
-
-// A sender on node 1 sends one request to a port on node 0 and waits for a
-// reply that never comes; node 0 destroys the port, with the request in it
-// or still on its way.
-struct request_then_wait {
-    weft_port_id_t to{};
-    std::atomic<bool> sent{false};
-    int rc = -1;
-    weft_net_status_t st{};
-    void operator()() {
-        weft_port_id_t reply{};
-        EXPECT_EQ(weft_net_port_create(&reply, 4, 64), 0);
-        int req = 42;
-        EXPECT_EQ(weft_net_send(to, 1, &req, sizeof req), 0);
-        sent.store(true);
-        int answer = 0;
-        rc = weft_net_recv(reply, &answer, sizeof answer, &st, WEFT_NET_FOREVER);
-        EXPECT_EQ(weft_net_port_destroy(reply), 0);
-    }
-};
-
-TEST_P(NetTransportConcurrent, a_message_to_a_port_destroyed_meanwhile_reaches_its_senders_wait) {
-    start();
-    for (int i = 0; i < 40; ++i) {
+void destroy_servers() {
+    weft_port_id_t ctl{};
+    ASSERT_EQ(weft_net_port_create(&ctl, 4, 64), 0);
+    ASSERT_EQ(weft_net_name_register("ctl0", ctl), 0);
+    const weft_port_id_t peer = wt::find_port("ctl1");
+    for (int i = 0; i < kRounds; ++i) {
         weft_port_id_t server{};
-        ASSERT_EQ(weft_net_port_create(&server, 16, 64), 0);  // on node 0; nobody receives from it
-        request_then_wait s;
-        s.to = server;
-        weft_thread_t t = wt::spawn_on(1, &s);
-        while (!s.sent.load()) weft_thread_yield();
+        ASSERT_EQ(weft_net_port_create(&server, 16, 64), 0);  // nobody receives from it
+        ASSERT_EQ(weft_net_send(peer, i, &server, sizeof server), 0);
+        weft_net_status_t st{};
+        ASSERT_EQ(weft_net_recv(ctl, nullptr, 0, &st, WEFT_NET_FOREVER), 0);
+        ASSERT_EQ(st.tag, i) << "node 1 says it sent round " << st.tag << "'s request";
         if (i % 2 == 1)
             for (int k = 0; k < 8; ++k) weft_thread_yield();  // the request may be in the port by now, or not
         ASSERT_EQ(weft_net_port_destroy(server), 0);
-        ASSERT_EQ(weft_thread_join(t, nullptr), 0);  // a sender that is never told hangs here
-        EXPECT_EQ(s.rc, ECONNABORTED) << "round " << i << ": the sender's wait must say its request was dropped";
-        EXPECT_TRUE(same(s.st.port, server)) << "round " << i << ": st->port names the destroyed port";
     }
+    EXPECT_EQ(weft_net_port_destroy(ctl), 0);
 }
 
-TEST_P(NetProtocolFaultsConcurrent, a_dead_peer_fails_sends_with_ehostdown_instead_of_a_hang) {
-    start_with_deaths();
-    weft_port_id_t far{};
-    int rc = -1;
-    wt::run_on(2, [&] { EXPECT_EQ(weft_net_port_create(&far, 4, 64), 0); });
-    ASSERT_EQ(net::faulty_kill(2), 0);
-    wt::run_on(0, [&] {
-        int v = 1;
-        // Unknown to node 0: the probe is never answered; then every later send fails at once.
-        rc = weft_net_send(far, 0, &v, sizeof v);
-        EXPECT_EQ(weft_net_send(far, 0, &v, sizeof v), EHOSTDOWN) << "a peer declared dead stays dead";
-    });
-    EXPECT_EQ(rc, EHOSTDOWN);
-}
-
-TEST_P(NetProtocolFaultsConcurrent, a_sender_waiting_for_credit_gets_ehostdown_when_the_peer_dies) {
-    net::faulty_plan plan;
-    plan.dies = 1;
-    plan.dies_after = 20;  // node 1 dies after taking 20 frames: mid-stream
-    start_with_deaths(plan);
-    weft_port_id_t port{};
-    wt::run_on(1, [&] { EXPECT_EQ(weft_net_port_create(&port, 1, 64), 0); });  // nobody receives from it
-    int rc = 0, sent = 0;
-    wt::run_on(0, [&] {
-        int v = 0;
-        for (; sent < 10'000 && rc == 0; ++sent) rc = weft_net_send(port, 0, &v, sizeof v);
-    });
-    EXPECT_EQ(rc, EHOSTDOWN) << "after " << sent << " sends";
-}
-
-// Step 4's case: a long message (above the copy limit: sent from the
-// caller's buffer) to a peer that stops answering. The send returns
-// EHOSTDOWN once the peer is declared dead; the caller then overwrites and
-// frees its buffer. When the peer answers again, what it receives must not
-// be read from that buffer.
-TEST_P(NetProtocolFaultsConcurrent, a_long_send_abandoned_on_a_dead_peer_leaves_the_buffer_to_its_caller) {
-    start_with_deaths();
-    constexpr std::size_t kLong = 256 * 1024;
-    weft_port_id_t port{};
-    wt::run_on(2, [&] { EXPECT_EQ(weft_net_port_create(&port, 4, kLong), 0); });
-    int rc = -1;
-    wt::run_on(0, [&] {
-        int v = 0;
-        ASSERT_EQ(weft_net_send(port, 0, &v, sizeof v), 0);  // the port is known: the long send goes at once
-        ASSERT_EQ(net::faulty_stall(2), 0);
-        auto* buf = static_cast<unsigned char*>(std::malloc(kLong));
-        ASSERT_NE(buf, nullptr);
-        std::memset(buf, 0xab, kLong);
-        rc = weft_net_send(port, 1, buf, kLong);
-        std::memset(buf, 0xcd, kLong);  // the caller's again
-        std::free(buf);
-    });
-    EXPECT_EQ(rc, EHOSTDOWN);
-    ASSERT_EQ(net::faulty_resume(2), 0);  // node 2 takes what was held: never the freed buffer
-    unsigned char first[sizeof(int)];
-    wt::run_on(2, [&] {
-        std::vector<unsigned char> in(kLong);
+void request_then_wait() {
+    weft_port_id_t ctl{};
+    ASSERT_EQ(weft_net_port_create(&ctl, std::size_t(kRounds), std::size_t(kRounds) * sizeof(weft_port_id_t)), 0);
+    ASSERT_EQ(weft_net_name_register("ctl1", ctl), 0);
+    const weft_port_id_t peer = wt::find_port("ctl0");
+    for (int i = 0; i < kRounds; ++i) {
+        weft_port_id_t server{};
         weft_net_status_t st{};
-        EXPECT_EQ(weft_net_recv(port, first, sizeof first, &st, WEFT_NET_FOREVER), 0);
-        int r = weft_net_recv(port, in.data(), in.size(), &st, 2'000'000'000LL);
-        if (r == 0) {
-            std::size_t bad = kLong;
-            for (std::size_t i = 0; i < kLong && bad == kLong; ++i)
-                if (in[i] != 0xab) bad = i;
-            EXPECT_EQ(bad, kLong) << "the abandoned message was read from the caller's buffer after its send "
-                                     "returned: byte "
-                                  << bad;
-        }
-        EXPECT_EQ(weft_net_port_destroy(port), 0);
+        ASSERT_EQ(weft_net_recv(ctl, &server, sizeof server, &st, WEFT_NET_FOREVER), 0);
+        ASSERT_EQ(st.tag, i);
+        weft_port_id_t reply{};
+        ASSERT_EQ(weft_net_port_create(&reply, 4, 64), 0);
+        int req = 42;
+        ASSERT_EQ(weft_net_send(server, 1, &req, sizeof req), 0);
+        ASSERT_EQ(weft_net_send(peer, i, nullptr, 0), 0);
+        int answer = 0;
+        // A sender that is never told waits here for ever (the watchdog ends it).
+        EXPECT_EQ(weft_net_recv(reply, &answer, sizeof answer, &st, WEFT_NET_FOREVER), ECONNABORTED)
+            << "round " << i << ": the sender's wait must say its request was dropped";
+        EXPECT_TRUE(wt::same_port(st.port, server)) << "round " << i << ": st->port names the destroyed port";
+        EXPECT_EQ(weft_net_port_destroy(reply), 0);
+    }
+    EXPECT_EQ(weft_net_port_destroy(ctl), 0);
+}
+
+TEST_P(NetTransportConcurrent, a_message_to_a_port_destroyed_meanwhile_reaches_its_senders_wait) {
+    start();
+    run_every_node([](int node) {
+        if (node == 0) destroy_servers();
+        if (node == 1) request_then_wait();
     });
 }
 
-// A port of node 0 (up to kMaxSize bytes) that node 1 has sent to, so that
-// node 1 knows it: a test's long messages then go with no probe before them.
-void make_known_port(weft_port_id_t* port) {
-    ASSERT_EQ(weft_net_port_create(port, 4, kMaxSize), 0);
-    int v = 0;
-    wt::run_on(1, [&] { EXPECT_EQ(weft_net_send(*port, 0, &v, sizeof v), 0); });
-    ASSERT_EQ(weft_net_recv(*port, &v, sizeof v, nullptr, WEFT_NET_FOREVER), 0);
-}
+// The transports of this binary: mpi when it is the program started by
+// mpiexec (tests/mpi/net_transport_suite.cpp), else those that run every node
+// in this process.
+#ifdef WEFT_NET_SUITE_OVER_MPI
+const std::vector<const char*> kTransports = {"mpi"};
+#else
+const std::vector<const char*> kTransports = {"inproc", "faulty"};
+#endif
 
-// A long message whose receiver already waits on its port goes straight into
-// that receiver's buffer (the link's try_bulk_recv: no staging buffer); one
-// nobody waits for goes through a staging buffer. No delays, so that a bulk is
-// in the link as soon as its header. With one worker the receiving thread is
-// waiting before the sender runs (it runs until it blocks); with more only
-// the messages are checked.
-TEST_P(NetProtocolFaultsConcurrent, a_long_message_goes_straight_into_a_waiting_receivers_buffer) {
-    net::faulty_plan plan;
-    plan.delay_max_ns = 0;
-    start(plan);
-    weft_port_id_t port{};
-    ASSERT_NO_FATAL_FAILURE(make_known_port(&port));
-    const net::faulty_counts before = net::faulty_observed();
-    auto send_from_1 = [&](std::size_t len) {
-        wt::run_on(1, [&] {
-            std::vector<unsigned char> out(len);
-            for (std::size_t i = 0; i < len; ++i) out[i] = byte_of(1, 0, int(len), i);
-            EXPECT_EQ(weft_net_send(port, int(len), out.data(), len), 0);
-        });
-    };
-    auto check = [&](const std::vector<unsigned char>& in, const weft_net_status_t& st, std::size_t len) {
-        EXPECT_EQ(st.len, len);
-        EXPECT_EQ(st.tag, int(len));
-        std::size_t bad = len;
-        for (std::size_t i = 0; i < len && bad == len; ++i)
-            if (in[i] != byte_of(1, 0, int(len), i)) bad = i;
-        EXPECT_EQ(bad, len) << "byte " << bad << " of a " << len << "-byte message differs";
-    };
-    for (std::size_t len : {std::size_t(5000), std::size_t(70000)}) {  // a bulk from a copy, from the caller's buffer
-        std::vector<unsigned char> in(kMaxSize, 0);
-        weft_net_status_t st{};
-        int rc = -1;
-        auto receive = [&] { rc = weft_net_recv(port, in.data(), in.size(), &st, WEFT_NET_FOREVER); };
-        weft_thread_t t = wt::spawn_on(0, &receive);
-        for (int i = 0; i < 8; ++i) weft_thread_yield();
-        send_from_1(len);
-        ASSERT_EQ(weft_thread_join(t, nullptr), 0);
-        ASSERT_EQ(rc, 0);
-        check(in, st, len);
-    }
-    send_from_1(70000);
-    std::vector<unsigned char> in(kMaxSize, 0);
-    weft_net_status_t st{};
-    ASSERT_EQ(weft_net_recv(port, in.data(), in.size(), &st, WEFT_NET_FOREVER), 0);
-    check(in, st, 70000);
-    const net::faulty_counts c = net::faulty_observed();
-    std::uint64_t direct = c.bulks_direct - before.bulks_direct, staged = c.bulks_staged - before.bulks_staged;
-    EXPECT_EQ(direct + staged, 3u);
-    if (GetParam().rt.workers == 1) {
-        EXPECT_EQ(direct, 2u) << "a long message into a waiting receiver was staged, not received into its buffer";
-        EXPECT_EQ(staged, 1u) << "a long message nobody waited for was not staged";
-    }
-    EXPECT_EQ(weft_net_port_destroy(port), 0);
-}
-
-// A long message whose header is taken while nobody waits on its port, and
-// whose receiver comes only after (a ping-pong's reply, taken by the step that
-// completes the receiver's own send), is held for that receiver and received
-// straight into its buffer, not staged. The plan's receiver wait is raised so
-// that the receiver certainly comes in time; the receiver starts only once the
-// link has handed the header to the protocol.
-TEST_P(NetProtocolFaultsConcurrent, a_long_message_whose_receiver_comes_after_its_header_is_held_for_it) {
-    net::faulty_plan plan;
-    plan.delay_max_ns = 0;
-    plan.receiver_wait_ns = std::int64_t(3600) * 1'000'000'000;  // an hour: until the receiver comes
-    start(plan);
-    weft_port_id_t port{};
-    ASSERT_NO_FATAL_FAILURE(make_known_port(&port));
-    const net::faulty_counts before = net::faulty_observed();
-    for (std::size_t len : {std::size_t(5000), std::size_t(70000)}) {  // a bulk from a copy, from the caller's buffer
-        std::vector<unsigned char> out(len);
-        for (std::size_t i = 0; i < len; ++i) out[i] = byte_of(1, 0, int(len), i);
-        const std::uint64_t taken = net::faulty_observed().data_taken;
-        int sent = -1;
-        auto send = [&] { sent = weft_net_send(port, int(len), out.data(), len); };
-        weft_thread_t t = wt::spawn_on(1, &send);
-        while (net::faulty_observed().data_taken == taken) weft_thread_yield();
-        std::vector<unsigned char> in(kMaxSize, 0);
-        weft_net_status_t st{};
-        ASSERT_EQ(weft_net_recv(port, in.data(), in.size(), &st, WEFT_NET_FOREVER), 0);
-        ASSERT_EQ(weft_thread_join(t, nullptr), 0);
-        EXPECT_EQ(sent, 0);
-        EXPECT_EQ(st.len, len);
-        EXPECT_EQ(st.tag, int(len));
-        std::size_t bad = len;
-        for (std::size_t i = 0; i < len && bad == len; ++i)
-            if (in[i] != out[i]) bad = i;
-        EXPECT_EQ(bad, len) << "byte " << bad << " of a " << len << "-byte message differs";
-    }
-    const net::faulty_counts c = net::faulty_observed();
-    EXPECT_EQ(c.bulks_staged - before.bulks_staged, 0u)
-        << "a long message whose receiver came after its header was staged, not held for the receiver";
-    EXPECT_EQ(c.bulks_direct - before.bulks_direct, 2u);
-    EXPECT_EQ(weft_net_port_destroy(port), 0);
-}
-
-INSTANTIATE_TEST_SUITE_P(Transports, NetTransportConcurrent, ::testing::ValuesIn(params({"inproc", "faulty"})),
-                         param_name);
-INSTANTIATE_TEST_SUITE_P(Transports, NetProtocolFaultsConcurrent, ::testing::ValuesIn(params({"faulty"})), param_name);
+INSTANTIATE_TEST_SUITE_P(Transports, NetTransportConcurrent, ::testing::ValuesIn(wt::transport_params(kTransports)),
+                         wt::transport_param_name);
 
 }  // namespace
