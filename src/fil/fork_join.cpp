@@ -25,6 +25,10 @@
 // takes back a child still queued on some list (one sent to a worker whose
 // server has not started).
 //
+// Finding a job (find_job): own list first, from its tail; then, if the region
+// is receiver-initiated and this worker is available (available.hpp), the
+// longest list, from its front (§3.2).
+//
 // Exceptions (C++): a child's exception is stored in its job and rethrown by
 // the join (filament.hpp); a C filament that throws fails the region.
 #include <cerrno>
@@ -34,8 +38,10 @@
 
 #include "core/runtime.hpp"
 #include "core/spawn.hpp"
+#include "fil/fork_join.hpp"
 #include "fil/program.hpp"
 #include "fil/region.hpp"
+#include "fil/sleepers.hpp"
 
 namespace weft::detail::fil {
 
@@ -46,6 +52,149 @@ struct c_frame {
     arena::mark_t mark;
     c_frame* prev;
 };
+
+// --- Finding and running jobs ------------------------------------------------------
+
+void run_job(part* p, weft_fil_job_* j) {
+    ++p->st.run;
+    // The top few levels of this job may fork for others.
+    if (p->r->pruning) p->hot.fork_limit.store(weft_fil_sp_() - tun::fil_refill_margin, memory_order_relaxed);
+    weft_fil_latch_* l = j->latch;
+    auto* owner = static_cast<part*>(l->owner);
+    j->execute(j);
+    // After this decrement j and l may be gone (their frames return); owner is
+    // a participant of this region, alive while we hold our reference.
+    if (l->pending.fetch_sub(1, memory_order_acq_rel) == 1 && owner != nullptr) wake(owner);
+}
+
+weft_fil_job_* find_job(part* p) {
+    if (p->list.size() > 0) {
+        if (weft_fil_job_* j = p->list.pop_tail()) return j;
+    }
+    region* r = p->r;
+    if (!r->receiver_initiated || !available(p->hot.index)) return nullptr;
+    // Receiver-initiated: the longest list, from its front (Lowenthal, Freeh & Andrews §3.2).
+    int best = -1, best_size = 0;
+    for (int i = 0; i < r->nparts; ++i) {
+        int s = r->parts[i].list.size();
+        if (s > best_size) {
+            best = i;
+            best_size = s;
+        }
+    }
+    if (best < 0) return nullptr;
+    weft_fil_job_* j = r->parts[best].list.pop_head();
+    if (j != nullptr) {
+        j->thief = p->hot.index;
+        ++p->st.steals;
+    }
+    return j;
+}
+
+bool work_visible(part* p) {
+    if (p->list.size() > 0) return true;
+    region* r = p->r;
+    if (!r->receiver_initiated || !available(p->hot.index)) return false;
+    for (int i = 0; i < r->nparts; ++i)
+        if (r->parts[i].list.size() > 0) return true;
+    return false;
+}
+
+weft_fil_job_* reclaim_child(part* p, weft_fil_latch_* l) {
+    region* r = p->r;
+    for (int i = 0; i < r->nparts; ++i) {
+        if (r->parts[i].list.size() == 0) continue;
+        if (weft_fil_job_* j = r->parts[i].list.remove_if_latch(l)) return j;
+    }
+    return nullptr;
+}
+
+void deepen_others(part* p) {
+    region* r = p->r;
+    for (int i = 0; i < r->nparts; ++i) {
+        part* q = &r->parts[i];
+        if (q == p) continue;
+        // Load and store, not a read-modify-write: racing with the owner's own
+        // store only loses one step. 0 means "any frame" already.
+        std::uintptr_t v = q->hot.fork_limit.load(memory_order_relaxed);
+        if (v > tun::fil_deepen_step) q->hot.fork_limit.store(v - tun::fil_deepen_step, memory_order_relaxed);
+    }
+}
+
+void open_others(part* p) {
+    region* r = p->r;
+    for (int i = 0; i < r->nparts; ++i)
+        if (&r->parts[i] != p) r->parts[i].hot.fork_limit.store(0, memory_order_relaxed);
+}
+
+// --- The fork/join kind of region (region_ops) ---------------------------------------
+
+namespace {
+
+void fj_prepare(region* r, int mine) {
+    if (mine < 0)
+        add_hunger(r, r->nparts);  // everyone waits for the root
+    else
+        add_hunger(r, r->nparts - 1);  // the servers wait for work
+    // Every list keeps one job ready for a worker that runs dry (fj_list::
+    // keep_ready; docs/design/filaments.md, "A job kept ready"). Only where
+    // somebody takes jobs from lists, and where there is somebody else.
+    r->keep_ready = r->pruning && r->receiver_initiated && r->nparts > 1;
+    if (r->keep_ready)
+        for (int i = 0; i < r->nparts; ++i) r->parts[i].list.keep_ready(&r->parts[i].hot);
+    if (mine < 0) {
+        // An external caller: the root goes to worker 0's list, where its
+        // server finds it (or another worker takes it). Job and latch live in
+        // the region, which outlives whoever runs them (it holds a reference).
+        r->root_latch.pending.store(1, memory_order_relaxed);
+        r->root_latch.owner = nullptr;
+        r->root_job.r = r;
+        r->root_job.hdr.latch = &r->root_latch;
+        r->root_job.hdr.thief = -1;
+        r->root_job.hdr.execute = [](weft_fil_job_* j) {
+            // hdr is the first member of external_root.
+            region* rr = reinterpret_cast<region::external_root*>(j)->r;
+            rr->root_fn(rr->root_ctx);
+            rr->finished.store(true, memory_order_release);
+            wake_all(rr);
+        };
+        (void)r->parts[0].list.push_tail(&r->root_job.hdr);
+    }
+}
+
+// prepare counted every server as hungry (waiting for work): not those of
+// unavailable workers, which do not come.
+void fj_launched(region* r, int skipped) {
+    if (skipped > 0) add_hunger(r, -skipped);
+}
+
+void fj_serve(part* p) {
+    region* r = p->r;
+    // Counted as hungry from the start (fj_prepare), so that the root's first
+    // forks are sent down the tree even before the servers arrive.
+    wait_until(
+        p, [r] { return r->finished.load(memory_order_acquire); }, /*counted=*/true);
+}
+
+void fj_lead(part* p) {
+    region* r = p->r;
+    r->root_fn(r->root_ctx);  // must not throw (the C++ and C wrappers catch)
+    // Step 4 of region.cpp: every descendant has been joined.
+    r->finished.store(true, memory_order_release);
+    wake_all(r);
+}
+
+}  // namespace
+
+const region_ops fork_join_region = {
+    .prepare = &fj_prepare,
+    .launched = &fj_launched,
+    .serve = &fj_serve,
+    .lead = &fj_lead,
+    .quiesce = nullptr,
+};
+
+// --- Forks and joins -------------------------------------------------------------------
 
 namespace {
 
@@ -173,7 +322,7 @@ struct c_root {
 }  // namespace
 
 int fj_region(void (*root)(void*), void* ctx, const weft_fil_fj_options_t* opts) {
-    region* r = new_region(region_kind::fork_join);
+    region* r = new_region(fork_join_region);
     if (r == nullptr) return ENOMEM;
     r->root_fn = root;
     r->root_ctx = ctx;

@@ -16,7 +16,7 @@
 // written under the lock (relaxed store) and read without it by thieves
 // choosing a victim and by sleepers looking for work: a stale value only makes
 // them look at the wrong list once; the decision is re-taken under the lock.
-// The sleep handshake (region.cpp) adds the fences that make a push visible to
+// The sleep handshake (sleepers.hpp) adds the fences that make a push visible to
 // a worker about to sleep.
 #pragma once
 

@@ -19,22 +19,26 @@
 //                holds a copy of it (weft_fil_self_t_::hungry), changed all at
 //                once by add_hunger.
 //
+// Files: region.{hpp,cpp} (the region's lifetime and run_region), server.cpp
+// (the servers), fork_join.{hpp,cpp} (fork/join jobs: forks, joins, finding a
+// job), sweep.{hpp,cpp} (iterative regions), sleepers.{hpp,cpp} (an idle
+// participant's wait, sleep and wake-up), arena.{hpp,cpp}, available.{hpp,cpp}
+// (is a worker available to run filaments).
+//
 // Lifetime: a region is one heap block shared by the caller and its servers
 // through a reference count; the last one to leave frees it. A server may start
 // after the region has ended (its worker was busy with another weft thread):
 // it then only drops its reference.
 #pragma once
 
-#include <sched.h>
-
 #include <cstdint>
 #include <exception>
 
-#include "core/sleep/stages.hpp"
 #include "core/wait.hpp"
+#include "fil/arena.hpp"
+#include "fil/available.hpp"
 #include "fil/list.hpp"
 #include "fil/stats.hpp"
-#include "sync/asymmetric_fence.hpp"
 #include "sync/primitives.hpp"
 #include "weft/detail/filament_abi.hpp"
 #include "weft/weft.h"
@@ -47,28 +51,6 @@ namespace weft::detail::fil {
 
 struct region;
 struct c_frame;
-
-// Bump allocator for C fork descriptors, used in LIFO order: a frame takes a
-// mark when it starts and rewinds to it when its children have joined.
-struct arena {
-    struct chunk {
-        chunk* next;
-        std::size_t used;
-        std::size_t cap;
-        alignas(16) unsigned char bytes[1];
-    };
-    chunk* first = nullptr;  // chunks in the order they are filled, through next
-    chunk* cur = nullptr;    // the chunk being filled; those after it are spare
-
-    struct mark_t {
-        chunk* c;
-        std::size_t used;
-    };
-    mark_t mark() const { return {cur, cur != nullptr ? cur->used : 0}; }
-    void* alloc(std::size_t n);  // null: out of memory
-    void rewind(mark_t m);
-    void release_all();
-};
 
 struct alignas(64) part {
     // --- Hot: read by the inline pruning test (weft_fil_self_ points here) ---
@@ -86,10 +68,10 @@ struct alignas(64) part {
     alignas(64) fj_list list{&hot.queued};
     alignas(64) atomic<int> sleeping{0};  // 1: about to sleep or asleep on sem
     atomic<bool> joined{false};           // its server has started (or it is the caller's)
-    atomic<bool> launched{false};         // its server exists (or it is the caller's); no server
-                                          // is launched for a dropped worker (region.cpp)
-    // Iterative regions: its worker is dropped (core/active.hpp) for the sweep
-    // being run; set by whoever publishes the sweep (sweep.cpp, with the phase).
+    atomic<bool> launched{false};         // its server exists (or it is the caller's); none is
+                                          // launched for an unavailable worker (server.cpp)
+    // Iterative regions: its worker is not available (available.hpp) for the
+    // sweep being run; set by whoever publishes the sweep (sweep.cpp, with the phase).
     atomic<bool> away{false};
     // 1 while every count of this participant is in the statistics and it will
     // count nothing more before it wakes: asleep, or gone. The caller waits
@@ -98,7 +80,30 @@ struct alignas(64) part {
     weft_sem_t sem{};
 };
 
-enum class region_kind : std::uint8_t { fork_join, iterative };
+// What differs between the kinds of region, one table per kind, as
+// sched/policy.hpp's table is per policy: fork/join (fork_join.cpp,
+// fork_join_region) and iterative (sweep.cpp, iterative_region). run_region
+// (region.cpp) and the servers (server.cpp) call them; nothing else in them
+// depends on the kind.
+//
+//   prepare(r, mine)   Required. The caller, before any server is launched:
+//                      the kind's shared state and each participant's initial
+//                      hunger. mine: the caller's worker, or -1 (external caller).
+//                      May end the region at once (set `finished`).
+//   launched(r, skipped)  Optional. The caller, once the servers are launched;
+//                      `skipped` workers were unavailable and got none.
+//   serve(p)           Required. A server's share of the region, until it ends.
+//   lead(p)            Required. The share of a caller that is a weft thread (p:
+//                      its worker's participant), until the region ends for it.
+//   quiesce(r)         Optional. The caller, once the region has ended, before
+//                      it waits for the servers to settle.
+struct region_ops {
+    void (*prepare)(region* r, int mine);
+    void (*launched)(region* r, int skipped);
+    void (*serve)(part* p);
+    void (*lead)(part* p);
+    void (*quiesce)(region* r);
+};
 
 // The shared state of an iterative region (sweep.cpp).
 //
@@ -127,13 +132,13 @@ struct iter_state {
 
 struct alignas(64) region {
     // --- Set before the servers start, read-only afterwards -------------------
-    region_kind kind = region_kind::fork_join;
+    const region_ops* ops = nullptr;
     int nparts = 0;
     int root = 0;             // worker of the caller (0 for an external caller)
     bool receiver_initiated = true;
     bool pruning = true;
     // Each participant keeps one job on its list while it can (fj_list::
-    // keep_ready): set by run_region.
+    // keep_ready): set by the kind's prepare.
     bool keep_ready = false;
     // Pruned forks are counted (the runtime measures): the counting bias is
     // in every copy of the hunger word. Otherwise they are not counted at all.
@@ -174,33 +179,22 @@ part* self_checked();
 // worker. Returns 0, ECANCELED (r->error holds the exception) or EAGAIN/ENOMEM.
 // exc: if non-null, receives the exception (a std::exception_ptr*).
 int run_region(region* r, void* exc);
-region* new_region(region_kind k);  // null: out of memory
-void drop_region(region* r);        // before run_region, when setup failed
+region* new_region(const region_ops& ops);  // null: out of memory
+void drop_region(region* r);                // before run_region, when setup failed
+// Drops one reference to r (caller or server leaving); the last one frees it.
+void release_region(region* r);
 
-// Launches the pinned server of participant i unless it has one (a worker
-// taken back while an iterative region runs: sweep.cpp). Returns 0 or
-// create_ult's error.
+// Servers (server.cpp). Launches the pinned server of participant i unless it
+// has one (a worker taken back while an iterative region runs: sweep.cpp).
+// Returns 0 or create_ult's error.
 int launch_server(region* r, int i);
+// One server per available worker but `skip`. *skipped: how many workers were
+// not available. Returns 0 or the first launch_server error.
+int launch_servers(region* r, int skip, int* skipped);
 
 // Records e as the region's failure if it is the first.
 void fail(region* r, std::exception_ptr e);
 
-// Waits, as an idle participant, until done() holds: runs fork/join filaments
-// found meanwhile (own list, then, if receiver-initiated, other lists), with
-// the stages of core/sleep/stages.hpp (filament_stages: spin, then yield for
-// tun::fil_wait_yield_ns), then sleeps. `done` must become true only through a
-// change that is followed by a wake of this participant (wake / wake_all). Before sleeping it
-// calls reclaim(), which may make progress itself (take back a job it waits
-// for) and then returns true. counted: p is already counted in `hungry` (a
-// server that has just arrived) and stays counted when this returns.
-template <class Done, class Reclaim> void wait_until(part* p, Done done, Reclaim reclaim, bool counted);
-template <class Done> void wait_until(part* p, Done done, bool counted = false) {
-    wait_until(p, done, [] { return false; }, counted);
-}
-// Removes, from any list, a job not yet started whose latch is l (a waiting
-// parent taking back its own child, e.g. one sent to a worker whose server has
-// not started). Null if there is none.
-weft_fil_job_* reclaim_child(part* p, weft_fil_latch_* l);
 // Adds p's counters to its worker's statistics and clears them (owner only).
 void flush(part* p);
 // Adds delta to every participant's copy of the hunger word (a participant
@@ -220,78 +214,5 @@ inline int hunger(const part* p) { return p->hot.hungry.count(); }
 inline bool ready_job_missing(const part* p) { return p->r->keep_ready && p->list.size() == 0; }
 // A fork is wanted: a participant is hungry, or p's list lacks its ready job.
 inline bool fork_wanted(const part* p) { return hunger(p) > 0 || ready_job_missing(p); }
-
-// Lets the other participants fork from deeper frames (a hungry one waits).
-void deepen_others(part* p);
-// Lets the other participants fork from any frame (a hungry one goes to sleep).
-void open_others(part* p);
-
-// p's worker is dropped (core/active.hpp): p runs what its own list holds and
-// takes nothing from the others, sleeps without spinning first, and is not
-// counted hungry while it sleeps; wake_one passes it over.
-bool on_dropped_worker(const part* p);
-
-// Wakes q if it sleeps (or is about to). Call after publishing what q waits for.
-void wake(part* q);
-void wake_all(region* r);
-// Wakes one sleeping participant other than `from`, if any (new work).
-void wake_one(region* r, part* from);
-
-// Runs one fork/join job taken from a list (stolen or sent) and completes it.
-void run_job(part* p, weft_fil_job_* j);
-// Looks for a job: own list first, then (receiver-initiated) the longest list.
-weft_fil_job_* find_job(part* p);
-bool work_visible(part* p);
-
-// The sleeper's steps of core/sleep/README.md for a participant, blocking on
-// its semaphore (region.cpp).
-void sleep_announce(part* p);  // step 1: sleeping = 1, sleepers += 1
-void sleep_block(part* p);     // step 4: settle, weft_sem_wait
-void sleep_retract(part* p);   // step 5: sleeping = 0, sleepers -= 1
-
-template <class Done, class Reclaim> void wait_until(part* p, Done done, Reclaim reclaim, bool counted) {
-    region* r = p->r;
-    if (!counted) add_hunger(r, 1);
-    auto stages = sleep::filament_stages();
-    for (;;) {
-        if (done()) break;
-        if (weft_fil_job_* j = find_job(p)) {
-            add_hunger(r, -1);
-            run_job(p, j);
-            add_hunger(r, 1);
-            stages.reset();
-            continue;
-        }
-        const bool dropped = on_dropped_worker(p);
-        switch (dropped ? sleep::stage::block : stages.next()) {
-        case sleep::stage::spin:
-            if (stages.spins() % tun::fil_deepen_every == 0 && r->receiver_initiated) deepen_others(p);
-            continue;
-        case sleep::stage::yield:
-            weft_fil_self_ = &weft_fil_outside_;  // another weft thread may run here meanwhile
-            (void)weft_thread_yield();
-            weft_fil_self_ = &p->hot;
-            sched_yield();  // and other kernel threads (more workers than CPUs)
-            continue;
-        case sleep::stage::block:
-            break;
-        }
-        if (reclaim()) {
-            stages.reset();
-            continue;
-        }
-        // About to sleep: nobody deepens the others' limits any more, and a
-        // worker deep in a big pruned subtree would give nothing away until it
-        // climbed back to its limit (quadrature: milliseconds per steal).
-        if (r->receiver_initiated) open_others(p);
-        if (dropped) add_hunger(r, -1);
-        sleep::fall_asleep([p] { sleep_announce(p); }, [] { heavy_fence(); },
-                           [&done, p] { return done() || work_visible(p); }, [p] { sleep_block(p); },
-                           [p] { sleep_retract(p); });
-        if (dropped) add_hunger(r, 1);
-        stages.reset();
-    }
-    if (!counted) add_hunger(r, -1);
-}
 
 }  // namespace weft::detail::fil

@@ -27,6 +27,7 @@
 #include <exception>
 
 #include "fil/region.hpp"
+#include "fil/sleepers.hpp"
 #include "fil/sweep.hpp"
 
 namespace weft::detail::fil {
@@ -74,15 +75,18 @@ int next_set(region* r, int s, std::uint64_t* sweeps) {
     }
 }
 
-// Who sits out the next sweep: the participants whose worker is dropped now
-// (core/active.hpp). Written before the phase is published (release), read
+// Who sits out the next sweep: the participants whose worker is not available
+// now (available.hpp). Written before the phase is published (release), read
 // after it is loaded (acquire): every participant sees the same set for the
 // whole sweep, so each pool is claimed by its owner or, if the owner sits out,
 // by a helper, and never waits for a dropped worker. This is the serial point
 // between two sweeps where ASAT changes the thread count (Severance & Enbody).
 void mark_away(region* r) {
-    for (int i = 0; i < r->nparts; ++i) r->parts[i].away.store(on_dropped_worker(&r->parts[i]), memory_order_relaxed);
+    for (int i = 0; i < r->nparts; ++i) r->parts[i].away.store(!available(i), memory_order_relaxed);
 }
+
+// q sits out the sweep being run (mark_away's snapshot, read after the phase).
+bool sits_out(const part* q) { return q->away.load(memory_order_relaxed); }
 
 // Wakes the participants that take part in the next sweep; those that sit it
 // out sleep on (they are woken by the sweep they take part in, or the end).
@@ -90,7 +94,7 @@ void wake_sweep(region* r) {
     light_fence();
     if (r->sleepers.load(memory_order_relaxed) != 0) {
         for (int i = 0; i < r->nparts; ++i)
-            if (!r->parts[i].away.load(memory_order_relaxed)) wake(&r->parts[i]);
+            if (!sits_out(&r->parts[i])) wake(&r->parts[i]);
     }
     (void)weft_sem_post(&r->external_done);
 }
@@ -102,7 +106,7 @@ void wake_sweep(region* r) {
 void launch_returning(region* r) {
     for (int i = 0; i < r->nparts; ++i) {
         part* q = &r->parts[i];
-        if (q->away.load(memory_order_relaxed) || q->launched.load(memory_order_relaxed)) continue;
+        if (sits_out(q) || q->launched.load(memory_order_relaxed)) continue;
         (void)launch_server(r, i);
     }
 }
@@ -185,9 +189,11 @@ void run_pool(part* p, const weft_fil_poolset_s* set, weft_fil_pool_s* pool, std
     }
 }
 
-}  // namespace
+// --- The iterative kind of region (region_ops) -------------------------------------
 
-void iter_prepare(region* r) {
+// Before the servers start: resets claims, picks the first sweep (running the
+// after functions of leading empty sets), or finishes at once.
+void iter_prepare(region* r, int /*mine*/) {
     iter_state* st = r->it;
     for (int s = 0; s < st->nsets; ++s)
         for (weft_fil_pool_s* pool : st->sets[s]->pools) pool->claimed.store(0, memory_order_relaxed);
@@ -208,6 +214,8 @@ void iter_prepare(region* r) {
     // Published to the servers by their launch, to the caller by program order.
 }
 
+// A participant's part in an iterative region, until it ends (the caller's and
+// a server's alike).
 void iter_participate(part* p) {
     region* r = p->r;
     iter_state* st = r->it;
@@ -225,7 +233,7 @@ void iter_participate(part* p) {
             const std::uint64_t k = ph >> 16;
             const int s = static_cast<int>(ph & 0xffff);
             const weft_fil_poolset_s* set = st->sets[s];
-            if (!p->away.load(memory_order_relaxed)) {
+            if (!sits_out(p)) {
                 // Own pools first (placement: the data they touch is in our cache).
                 for (weft_fil_pool_s* pool : set->pools) {
                     if (pool->owner % r->nparts == me && claim(pool, k)) run_pool(p, set, pool, k, s);
@@ -235,8 +243,7 @@ void iter_participate(part* p) {
                 for (weft_fil_pool_s* pool : set->pools) {
                     int o = pool->owner % r->nparts;
                     if (o == me) continue;
-                    if (!set->help_any && r->parts[o].joined.load(memory_order_acquire) &&
-                        !r->parts[o].away.load(memory_order_relaxed))
+                    if (!set->help_any && r->parts[o].joined.load(memory_order_acquire) && !sits_out(&r->parts[o]))
                         continue;
                     if (claim(pool, k)) run_pool(p, set, pool, k, s);
                 }
@@ -251,6 +258,8 @@ void iter_participate(part* p) {
     }
 }
 
+// The caller, after the region has ended: waits until no participant reads
+// the sets or pools any more.
 void iter_wait_quiescent(region* r) {
     // Only participants between their entry and their claim loop's end are
     // counted: they run (no sleep there), so this wait is short.
@@ -259,6 +268,16 @@ void iter_wait_quiescent(region* r) {
         sched_yield();
     }
 }
+
+}  // namespace
+
+const region_ops iterative_region = {
+    .prepare = &iter_prepare,
+    .launched = nullptr,
+    .serve = &iter_participate,
+    .lead = &iter_participate,
+    .quiesce = &iter_wait_quiescent,
+};
 
 void run_sets_serial(const weft_fil_poolset_t* sets, int n, part* p) {
     iter_state st;
@@ -317,7 +336,7 @@ int run_sets(const weft_fil_poolset_t* sets, int n, void* exc) {
             if (!again) sets[q]->running.store(false, memory_order_release);
         }
     };
-    region* r = new_region(region_kind::iterative);
+    region* r = new_region(iterative_region);
     if (r == nullptr) {
         release_sets();
         return ENOMEM;

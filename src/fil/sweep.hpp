@@ -8,14 +8,9 @@
 
 namespace weft::detail::fil {
 
-// Before the servers start: resets claims, picks the first sweep (running the
-// after functions of leading empty sets), or finishes at once.
-void iter_prepare(region* r);
-// A participant's part in an iterative region, until it ends.
-void iter_participate(part* p);
-// The caller, after the region has ended: waits until no participant reads
-// the sets or pools any more.
-void iter_wait_quiescent(region* r);
+// The iterative kind of region (region_ops): runs the pool sets of r->it,
+// sweep after sweep, until an after function says WEFT_FIL_DONE.
+extern const region_ops iterative_region;
 
 // Runs a sequence on the calling thread alone (a region started inside a
 // filament; p is that filament's participant). Exceptions propagate.

@@ -144,7 +144,7 @@
 //
 // Pinned ults: a ult whose pinned_worker is >= 0 may run on that worker only
 // (main while it finalizes; a filament region's caller for the region, and
-// its servers, src/fil/region.cpp). The core keeps them out of the policy:
+// its servers, src/fil/server.cpp). The core keeps them out of the policy:
 //   - a pinned ult that becomes ready goes to its worker's inbox (worker.hpp),
 //     a FIFO the core serves before the inject queue, timers and pick_next
 //     (pick, dispatch.cpp); no callback is ever given a pinned ult to queue

@@ -308,7 +308,7 @@ TEST_P(SleepProtocolConcurrency, futex_word_wakes_every_waiter) {
 
 // Weft threads blocking on a weft_sem_t of their own (which blocks the thread,
 // not its worker), woken by weft threads and by kernel threads outside weft:
-// the filament participants' kind (fil/region.cpp).
+// the filament participants' kind (fil/sleepers.cpp).
 TEST_P(SleepProtocolConcurrency, weft_sem_wakes_every_waiter) {
     weft_config_t cfg = wt::config(2, "ws");
     cfg.adapt = "off";  // both workers stay active: a loaded machine would have the controller drop one

@@ -56,7 +56,7 @@ struct weft_fil_self_t_ {
     // While someone is hungry, only a join whose frame is at or above this
     // stack address (no deeper) forks: the work it gives away is then one of
     // the biggest pieces this worker has. Hungry participants lower it as they
-    // wait (src/fil/region.hpp, wait_until).
+    // wait (src/fil/sleepers.hpp, wait_until).
     std::atomic<std::uintptr_t> fork_limit;
     // Forks turned into calls by the inline test while they are counted (or
     // while someone is hungry). Written only by this participant; the library

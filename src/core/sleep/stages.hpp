@@ -17,7 +17,7 @@ inline backoff<yield_count> idle_worker_stages(int policy_yield_rounds) noexcept
     return {tun::idle_spins, relax::pause, yield_count{tun::idle_yields}};
 }
 
-// A filament participant (fil/region.hpp, wait_until) and the coarse-grain
+// A filament participant (fil/sleepers.hpp, wait_until) and the coarse-grain
 // sweep barrier of apps/ (apps/coarse.hpp), which waits as the participants
 // do so that the fil/coarse ratios compare equal waits: tun::fil_wait_spins
 // pauses, then yielding for tun::fil_wait_yield_ns, then block.
