@@ -174,8 +174,6 @@ struct cell {
     std::vector<double> parks, steals, failed_steals;  // weft only
 };
 
-double median(std::vector<double> v) { return summarize(std::move(v)).median; }
-
 int run(context& ctx) {
     auto const& o = ctx.opts();
     std::string const command = "weft-bench oversub";
