@@ -17,7 +17,7 @@
 //                  between order statistics, as numpy's default percentile);
 //   - json:        json_object (a tiny JSON writer with proper escaping);
 //   - table:       aligned text tables, fmt*() and join();
-//   - registry:    experiment, registrar, and the context a run gets, whose
+//   - experiment:  experiment, registrar, and the context a run gets, whose
 //                  emit() writes one JSON object per line (JSONL) on stdout
 //                  under --json and appends it to the file named by --jsonl;
 //   - options:     option_spec + parse_options() with validation; errors name
@@ -37,11 +37,11 @@
 #include "harness/child.hpp"
 #include "harness/clock.hpp"
 #include "harness/cpus.hpp"
+#include "harness/experiment.hpp"
 #include "harness/failure.hpp"
 #include "harness/json.hpp"
 #include "harness/locate.hpp"
 #include "harness/options.hpp"
 #include "harness/provenance.hpp"
-#include "harness/registry.hpp"
 #include "harness/stats.hpp"
 #include "harness/table.hpp"

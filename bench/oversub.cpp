@@ -42,7 +42,7 @@
 
 #include "harness.hpp"
 #include "knary_program.hpp"
-#include "matmul.hpp"
+#include "matmul_peers.hpp"
 
 namespace weft::bench::oversub {
 namespace {

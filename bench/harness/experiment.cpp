@@ -1,5 +1,5 @@
-// weft-bench harness — the registry of experiments and the context a run gets (harness/registry.hpp).
-#include "harness/registry.hpp"
+// weft-bench harness — the registry of experiments and the context a run gets (harness/experiment.hpp).
+#include "harness/experiment.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -44,7 +44,7 @@
 // program (a result that differs stops the experiment), then timed over
 // --rounds runs; time_s is the median of the slowest node's (rank's) seconds
 // per sweep.
-#include "pde.hpp"
+#include "pde_experiment.hpp"
 
 #include <sys/prctl.h>
 
@@ -60,7 +60,7 @@
 #include "harness.hpp"
 #include "mpi_launch.hpp"
 #include "pde_targets.hpp"
-#include "pde_weft.hpp"
+#include "pde_weft_versions.hpp"
 #include "pingpong.hpp"
 #include "weft/weft.h"
 
@@ -174,7 +174,7 @@ std::vector<long> parse_longs(std::string const& option, std::vector<std::string
     return v;
 }
 
-// What an MPI child of pde (pde.hpp, child; pde_weft.hpp, weft_mpi_child)
+// What an MPI child of pde (pde_experiment.hpp, child; pde_weft_versions.hpp, weft_mpi_child)
 // printed: every (version, side)'s sweeps and timed rounds. A checked result
 // that differs from the serial program's stops the experiment, and so does a
 // missing line.
@@ -244,9 +244,9 @@ child_output read_child(std::string const& out, long p, std::vector<long> const&
 // --- The MPI jobs, raw and weft, paired round by round ----------------------------
 //
 // transport raw_mpi runs apps/pde's MPI versions (mpi_plain, blocking1,
-// handcoded) in a job of this executable (pde.hpp, child); transport mpi runs
+// handcoded) in a job of this executable (pde_experiment.hpp, child); transport mpi runs
 // weft's versions over weft's mpi transport, one node and one worker per rank
-// (pde_weft.hpp, weft_mpi_child). This host's speed moves 2x for minutes at a
+// (pde_weft_versions.hpp, weft_mpi_child). This host's speed moves 2x for minutes at a
 // time, so for every P each round runs one job of each transport of one timed
 // round (raw first in even rounds, weft first in odd ones), and weft's
 // blocking1 and handcoded are compared with raw MPI's of the same round
