@@ -26,6 +26,7 @@
 //                  affinity_guard;
 //   - child:       spawn_piped() (a child whose stdout we read), wait_child(),
 //                  run_piped();
+//   - target:      emit_target(), a figure against its bound;
 //   - failure:     check(), die();
 //   - provenance:  add_provenance(), source_commit(), build_warning();
 //   - locate:      self_exe(), find_report_script().
@@ -45,3 +46,4 @@
 #include "harness/provenance.hpp"
 #include "harness/stats.hpp"
 #include "harness/table.hpp"
+#include "harness/target.hpp"

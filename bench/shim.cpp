@@ -83,16 +83,7 @@ run_result run_child(std::string const& exe, std::vector<std::string> args, std:
         path = "/bin/sh";
     }
     piped_child const child = spawn_piped(path, args, env);
-    std::string out;
-    char buf[4096];
-    for (;;) {
-        ssize_t const got = read(child.out_fd, buf, sizeof buf);
-        if (got > 0)
-            out.append(buf, static_cast<std::size_t>(got));
-        else if (got == 0 || errno != EINTR)
-            break;
-    }
-    close(child.out_fd);
+    std::string const out = read_all(child.out_fd);
     int status = 0;
     struct rusage ru {};
     while (wait4(child.pid, &status, 0, &ru) < 0)

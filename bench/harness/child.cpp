@@ -52,6 +52,20 @@ piped_child spawn_piped(std::string const& exe, std::vector<std::string> const& 
     return {pid, fds[0]};
 }
 
+std::string read_all(int fd) {
+    std::string out;
+    char buf[4096];
+    for (;;) {
+        ssize_t const got = read(fd, buf, sizeof buf);
+        if (got > 0)
+            out.append(buf, static_cast<std::size_t>(got));
+        else if (got == 0 || errno != EINTR)
+            break;
+    }
+    close(fd);
+    return out;
+}
+
 int wait_child(pid_t pid) {
     int status = 0;
     while (waitpid(pid, &status, 0) < 0)
@@ -62,16 +76,7 @@ int wait_child(pid_t pid) {
 std::string run_piped(std::string const& exe, std::vector<std::string> const& args, std::vector<std::string> const& env,
                       int* status) {
     piped_child const child = spawn_piped(exe, args, env);
-    std::string out;
-    char buf[4096];
-    for (;;) {
-        ssize_t const got = read(child.out_fd, buf, sizeof buf);
-        if (got > 0)
-            out.append(buf, static_cast<std::size_t>(got));
-        else if (got == 0 || errno != EINTR)
-            break;
-    }
-    close(child.out_fd);
+    std::string out = read_all(child.out_fd);
     *status = wait_child(child.pid);
     return out;
 }

@@ -19,6 +19,9 @@ struct piped_child {
 // it cannot be started.
 piped_child spawn_piped(std::string const& exe, std::vector<std::string> const& args,
                         std::vector<std::string> const& env);
+// Reads `fd` to its end (retrying on EINTR) and closes it: a child's whole
+// output.
+std::string read_all(int fd);
 // Waits for the child `pid` to end (retrying on EINTR); returns its waitpid
 // status.
 int wait_child(pid_t pid);

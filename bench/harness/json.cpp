@@ -42,6 +42,12 @@ std::string json_number(double v) {
     return buf;
 }
 
+json_object& json_object::add_fields(json_object const& other) {
+    if (!body_.empty() && !other.body_.empty()) body_ += ',';
+    body_ += other.body_;
+    return *this;
+}
+
 json_object& json_object::field(std::string_view key, std::string_view value_text) {
     if (!body_.empty()) body_ += ',';
     body_ += json_quote(key);

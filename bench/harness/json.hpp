@@ -42,6 +42,9 @@ public:
     // measured over rounds.
     json_object& add_summary(std::string_view key, summary const& s);
 
+    // The fields of `other`, in its order, after this object's.
+    json_object& add_fields(json_object const& other);
+
     bool empty() const noexcept { return body_.empty(); }
     std::string str() const;
 
