@@ -31,7 +31,7 @@
 //                so that it runs for the whole of an ideal run;
 //   changing     the competitor starts a quarter into an ideal run and, unslowed,
 //                stops at three quarters.
-// The child reports its wall time, its CPU time (getrusage RUSAGE_SELF, all
+// The child reports its wall time, its CPU time (CLOCK_PROCESS_CPUTIME_ID, all
 // threads), the 15-minute load average at its start and the active worker
 // count over time, sampled every --sample-ms by a plain thread
 // (weft_stats_get's active_workers; for OpenMP, the size of the last team).
@@ -58,7 +58,6 @@
 // 10%, and faster than omp_static beside the same competitor.
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -225,13 +224,6 @@ void run_weft(arrays& x, std::uint64_t first_step, std::uint64_t steps) {
     }
 }
 
-double cpu_seconds() {
-    rusage ru{};
-    getrusage(RUSAGE_SELF, &ru);
-    return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-           static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
-
 // --asat-child MODE: the parent set WEFT_ADAPT and WEFT_WORKERS (weft) or
 // OMP_DYNAMIC and OMP_NUM_THREADS (OpenMP). Prints "start T0_NS" when the
 // timed run begins, then after it "wall_s", "cpu_s", "checksum",
@@ -271,14 +263,14 @@ int run_child(context& ctx, mode const& m, std::size_t n, std::uint64_t steps, s
     double load[3] = {};
     double const loadavg15 = getloadavg(load, 3) == 3 ? load[2] : -1;
 
-    double const cpu0 = cpu_seconds();
+    double const cpu0 = process_cpu_s();
     std::uint64_t const t0 = now_ns();
     std::printf("start %" PRIu64 "\n", t0);
     std::fflush(stdout);
     sampler s(active, period_ns);
     run_steps(warmup_steps, steps);
     std::uint64_t const t1 = now_ns();
-    double const cpu1 = cpu_seconds();
+    double const cpu1 = process_cpu_s();
     auto const samples = s.stop(t1);
     if (m.adapt != nullptr) check(weft_finalize(), "weft_finalize");
 
@@ -486,8 +478,6 @@ struct cell {
     std::vector<double> comp_wall, comp_ref, comp_slowdown, comp_start, comp_stop;  // with a competitor
     std::vector<program_run> runs;
 };
-
-double median(std::vector<double> v) { return summarize(std::move(v)).median; }
 
 std::string json_array(std::vector<double> const& v) {
     std::string s = "[";

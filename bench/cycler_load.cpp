@@ -28,7 +28,11 @@ constexpr std::size_t log_capacity = 1 << 16;  // samples: 4.5 hours at 250 ms
 // clock_gettime call (a system call, about 0.3 us) costs under 1%.
 constexpr std::uint64_t increments_per_check = 1u << 18;
 
-enum : int { waiting = 0, running = 1, stopping = 2 };
+enum : int {
+    waiting = 0,
+    running = 1,
+    stopping = 2
+};
 
 struct alignas(64) slot {
     std::atomic<std::uint64_t> count{0};
@@ -47,12 +51,6 @@ struct shared_state {
 };
 
 namespace {
-
-std::uint64_t own_cpu_ns() {
-    timespec ts{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return std::uint64_t(ts.tv_sec) * 1000000000u + std::uint64_t(ts.tv_nsec);
-}
 
 reading read_totals(shared_state const* sh) {
     reading r;
@@ -77,13 +75,13 @@ void die_with_parent(pid_t parent) {
     slot& s = sh->slots[index];
     std::uint64_t const base_count = s.count.load(std::memory_order_relaxed);
     std::uint64_t const base_cpu = s.cpu_ns.load(std::memory_order_relaxed);
-    std::uint64_t const cpu0 = own_cpu_ns();
+    std::uint64_t const cpu0 = process_cpu_ns();
     std::uint64_t const deadline = now_ns() + run_ns;
     std::uint64_t n = 0;
     for (;;) {
         for (std::uint64_t i = 0; i < increments_per_check; ++i)
             s.count.store(base_count + ++n, std::memory_order_relaxed);
-        s.cpu_ns.store(base_cpu + (own_cpu_ns() - cpu0), std::memory_order_relaxed);
+        s.cpu_ns.store(base_cpu + (process_cpu_ns() - cpu0), std::memory_order_relaxed);
         if (now_ns() >= deadline || sh->state.load(std::memory_order_relaxed) != running) break;
     }
     _exit(0);
@@ -170,9 +168,7 @@ load::load(settings const& s) {
 load::~load() {
     if (controller_ > 0) {
         sh_->state.store(stopping, std::memory_order_relaxed);
-        int status = 0;
-        while (waitpid(controller_, &status, 0) < 0 && errno == EINTR) {
-        }
+        wait_child(controller_);
     }
     if (sh_ != nullptr) {
         sh_->~shared_state();
@@ -184,12 +180,9 @@ void load::start() { sh_->state.store(running, std::memory_order_relaxed); }
 
 void load::stop() {
     sh_->state.store(stopping, std::memory_order_relaxed);
-    int status = 0;
-    pid_t r = 0;
-    while ((r = waitpid(controller_, &status, 0)) < 0 && errno == EINTR) {
-    }
+    int const status = wait_child(controller_);
     controller_ = -1;
-    if (r < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         die("cycler: the controller process ended abnormally (status %d)", status);
     if (int const e = sh_->fork_errno.load(std::memory_order_relaxed); e != 0)
         die("cycler: the controller could not fork a cycler process: %s", std::strerror(e));

@@ -140,18 +140,9 @@ server_run run_server(const std::string& server, int workers, int n, int request
 void emit_target(context& ctx, table& t, const char* name, int n, const std::vector<double>& per_round, double bound,
                  bool at_least, const char* what) {
     if (per_round.empty()) return;
-    summary v = summarize(per_round);
-    bool met = at_least ? v.median >= bound : v.median <= bound;
-    json_object rec = ctx.record();
-    rec.add("target", name);
-    if (n > 0) rec.add("connections", n);
-    rec.add("value", v.median).add("bound", bound).add("met", met);
-    rec.add("compare", at_least ? "at_least" : "at_most").add("value_min", v.min).add("value_max", v.max);
-    rec.add("rounds", static_cast<unsigned long long>(v.n));
-    add_provenance(rec);
-    ctx.emit(rec);
-    t.add_row({name, what, fmt(v.median, 2), fmt(v.min, 2) + "-" + fmt(v.max, 2),
-               std::string(at_least ? ">= " : "<= ") + fmt(bound, 2), met ? "met" : "MISSED"});
+    json_object fields;
+    if (n > 0) fields.add("connections", n);
+    weft::bench::emit_target(ctx, t, {name, what, bound, at_least}, summarize(per_round), fields);
 }
 
 int run(context& ctx) {

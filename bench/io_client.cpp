@@ -226,9 +226,7 @@ client_result finish_client(client_process c, ssize_t (*read_fn)(int, void*, std
              read_exact(read_fn, c.from_child, r.error.data(), h.error_len);
     }
     close(c.from_child);
-    int status = 0;
-    while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    wait_child(c.pid);
     if (!ok && r.error.empty()) r.error = "the client process ended without its report";
     return r;
 }

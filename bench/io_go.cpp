@@ -2,10 +2,7 @@
 // built with the Go toolchain when one is found and run as a process of its
 // own (io_echo.hpp).
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,8 +14,6 @@
 
 #include "harness.hpp"
 #include "io_echo.hpp"
-
-extern char** environ;
 
 namespace weft::bench::io {
 namespace {
@@ -120,31 +115,17 @@ std::string go_unavailable() {
 
 server_run run_go(int workers, int n, int requests, std::size_t size) {
     if (!go_unavailable().empty()) die("io: go server: %s", why_not.c_str());
-    int out_pipe[2];
-    if (pipe2(out_pipe, O_CLOEXEC) != 0) die("io: pipe2 failed: %s", std::strerror(errno));
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
-    std::string size_arg = std::to_string(size), procs = "GOMAXPROCS=" + std::to_string(workers);
-    char* argv[] = {binary.data(), size_arg.data(), nullptr};
-    std::vector<char*> envp;
-    for (char** e = environ; *e != nullptr; ++e)
-        if (std::strncmp(*e, "GOMAXPROCS=", 11) != 0) envp.push_back(*e);
-    envp.push_back(procs.data());
-    envp.push_back(nullptr);
-    pid_t pid = -1;
-    int rc = posix_spawn(&pid, binary.c_str(), &fa, nullptr, argv, envp.data());
-    posix_spawn_file_actions_destroy(&fa);
-    close(out_pipe[1]);
-    if (rc != 0) die("io: starting the go server failed: %s", std::strerror(rc));
+    piped_child const server =
+        spawn_piped(binary, {binary, std::to_string(size)}, {"GOMAXPROCS=" + std::to_string(workers)});
+    pid_t pid = server.pid;
     char line[32] = {};
     std::size_t got = 0;
     while (got + 1 < sizeof line) {
-        ssize_t r = read(out_pipe[0], line + got, 1);
+        ssize_t r = read(server.out_fd, line + got, 1);
         if (r <= 0 || line[got] == '\n') break;
         ++got;
     }
-    close(out_pipe[0]);
+    close(server.out_fd);
     int port = std::atoi(line);
     if (port <= 0) die("io: the go server did not print its port");
     sockaddr_in addr{};
@@ -156,8 +137,7 @@ server_run run_go(int workers, int n, int requests, std::size_t size) {
     client_process client = start_client(addr, n, requests, size);
     out.client = finish_client(client, plain_read, go_rss, &pid);
     kill(pid, SIGKILL);
-    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
+    wait_child(pid);
     if (!out.client.error.empty()) die("io: go server, %d connections: %s", n, out.client.error.c_str());
     return out;
 }

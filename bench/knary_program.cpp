@@ -67,12 +67,6 @@ void run_checked(shape s, long spin) {
             node_count(s));
 }
 
-double process_cpu_s() {
-    timespec ts{};
-    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) die("clock_gettime(CLOCK_PROCESS_CPUTIME_ID) failed");
-    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
-
 void start_runtime(int workers, bool measure) {
     weft_config_t cfg{};
     cfg.workers = workers;
@@ -98,9 +92,7 @@ workload knary_workload(shape s, long spin) {
     return {shape_name(s), {}, [s, spin] { run_checked(s, spin); }, {}};
 }
 
-std::string shape_name(shape s) {
-    return std::to_string(s.n) + ":" + std::to_string(s.k) + ":" + std::to_string(s.r);
-}
+std::string shape_name(shape s) { return std::to_string(s.n) + ":" + std::to_string(s.k) + ":" + std::to_string(s.r); }
 
 namespace {
 void run_prepared(workload const& w) {

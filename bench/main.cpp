@@ -12,7 +12,6 @@
 // high-water marks never leak into the next, and a hang is cut off by a timeout.
 #include <algorithm>
 #include <cerrno>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -20,17 +19,13 @@
 #include <string>
 #include <vector>
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.hpp"
 
-extern char** environ;
-
 namespace wb = weft::bench;
 namespace fs = std::filesystem;
+using wb::join;
 
 namespace {
 
@@ -45,12 +40,6 @@ std::vector<std::string> experiment_names() {
     std::vector<std::string> names;
     for (auto const* e : wb::experiments()) names.push_back(e->name);
     return names;
-}
-
-std::string join(std::vector<std::string> const& v, char const* sep) {
-    std::string out;
-    for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
-    return out;
 }
 
 void print_usage(std::FILE* out) {
@@ -86,59 +75,6 @@ void print_experiment_help(wb::experiment const& e) {
     std::printf("\noptions:\n%s", wb::options_help(specs).c_str());
 }
 
-// ---------------------------------------------------------------------------
-// Child processes
-// ---------------------------------------------------------------------------
-
-constexpr int status_timeout = 124;
-constexpr int status_not_found = 127;
-
-// Runs argv (PATH lookup for argv[0]); quiet sends its stdout and stderr to
-// /dev/null. Returns the exit status, 128+signal if it was killed, 124 after
-// a timeout (it is then killed), 127 if it could not be started.
-int run_process(std::vector<std::string> const& args, double timeout_s, bool quiet) {
-    std::vector<char*> argv;
-    for (auto const& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    if (quiet) {
-        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    }
-    std::fflush(stdout);
-    std::fflush(stderr);
-    pid_t pid = 0;
-    int const rc = posix_spawnp(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) return status_not_found;
-
-    std::uint64_t const deadline =
-        timeout_s > 0 ? wb::now_ns() + static_cast<std::uint64_t>(timeout_s * 1e9) : UINT64_MAX;
-    int status = 0;
-    for (;;) {
-        pid_t const r = waitpid(pid, &status, WNOHANG);
-        if (r == pid) break;
-        if (r < 0 && errno != EINTR) return status_not_found;
-        if (wb::now_ns() > deadline) {
-            std::fprintf(stderr, "weft-bench: '%s' still running after %.0f s: stopping it\n",
-                         join(args, " ").c_str(), timeout_s);
-            kill(pid, SIGTERM);
-            for (int i = 0; i < 100 && waitpid(pid, &status, WNOHANG) == 0; ++i) usleep(20000);
-            if (waitpid(pid, &status, WNOHANG) == 0) {
-                kill(pid, SIGKILL);
-                waitpid(pid, &status, 0);
-            }
-            return status_timeout;
-        }
-        usleep(10000);
-    }
-    if (WIFEXITED(status)) return WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-    return 1;
-}
-
 // A Python that can import matplotlib: --python, $WEFT_PYTHON, python3 on
 // PATH, /usr/bin/python3 (Debian's, which has python3-matplotlib when the
 // PATH one — a pyenv or venv — does not). `plain` gets the first Python found
@@ -150,9 +86,9 @@ std::string find_python(std::string const& preferred, std::string& plain) {
     candidates.emplace_back("python3");
     candidates.emplace_back("/usr/bin/python3");
     for (auto const& c : candidates) {
-        int const rc = run_process({c, "-c", "import matplotlib"}, 60, true);
+        int const rc = wb::run_with_timeout({c, "-c", "import matplotlib"}, 60, true);
         if (rc == 0) return c;
-        if (rc != status_not_found && plain.empty()) plain = c;
+        if (rc != wb::status_not_found && plain.empty()) plain = c;
     }
     return {};
 }
@@ -289,10 +225,10 @@ int cmd_suite(suite const& kind, std::vector<std::string> const& args) {
                     e->name.c_str(), e->description.c_str(), fmt_elapsed(elapsed()).c_str(),
                     join(std::vector<std::string>(child.begin() + 1, child.end()), " ").c_str());
         std::uint64_t const t0 = wb::now_ns();
-        int const rc = run_process(child, opts.number("timeout"), false);
+        int const rc = wb::run_with_timeout(child, opts.number("timeout"), false);
         double const secs = double(wb::now_ns() - t0) * 1e-9;
         std::string status = "ok";
-        if (rc == status_timeout)
+        if (rc == wb::status_timeout)
             status = "timed out";
         else if (rc > 128)
             status = "killed by signal " + std::to_string(rc - 128);
@@ -354,7 +290,7 @@ int cmd_suite(suite const& kind, std::vector<std::string> const& args) {
                              "Building the report without plots.\n",
                              command.c_str());
             std::string const py = python.empty() ? plain : python;
-            int const rc = run_process({py, script, results.string(), report_dir.string()}, 600, false);
+            int const rc = wb::run_with_timeout({py, script, results.string(), report_dir.string()}, 600, false);
             if (rc == 0 && !python.empty()) {
                 std::printf("report: %s\n", (report_dir / "index.html").c_str());
             } else {
@@ -365,9 +301,10 @@ int cmd_suite(suite const& kind, std::vector<std::string> const& args) {
         }
     }
     if (kind.demo_sizes)
-        std::printf("\nThese were short runs. The full suite, every experiment at its benchmark size and rounds, is\n"
-                    "`build/release/bin/weft-bench all` (or `make bench`): %s on a 2-core machine.\n",
-                    full_suite_duration);
+        std::printf(
+            "\nThese were short runs. The full suite, every experiment at its benchmark size and rounds, is\n"
+            "`build/release/bin/weft-bench all` (or `make bench`): %s on a 2-core machine.\n",
+            full_suite_duration);
     return failures == 0 && report_ok ? 0 : 1;
 }
 
@@ -409,7 +346,8 @@ int main(int argc, char** argv) {
         if (cmd == "demo") return cmd_suite(demo_suite, args);
         if (cmd == "all") return cmd_suite(full_suite, args);
         if (auto const* e = wb::find_experiment(cmd)) return cmd_experiment(*e, args);
-        std::fprintf(stderr, "weft-bench: unknown experiment '%s'; valid: %s, list, demo, all (see weft-bench --help)\n",
+        std::fprintf(stderr,
+                     "weft-bench: unknown experiment '%s'; valid: %s, list, demo, all (see weft-bench --help)\n",
                      cmd.c_str(), join(experiment_names(), ", ").c_str());
         return exit_usage;
     } catch (wb::usage_error const& err) {

@@ -31,7 +31,7 @@
 #include <weft/weft.hpp>
 
 #include "harness.hpp"
-#include "matmul.hpp"
+#include "matmul_peers.hpp"
 #include "serial_copies.hpp"
 #include "settle.hpp"
 

@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "harness.hpp"
-#include "matmul.hpp"
+#include "matmul_peers.hpp"
 
 namespace weft::bench::matmul {
 namespace {

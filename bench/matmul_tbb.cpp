@@ -10,7 +10,7 @@
 #include <cstdlib>
 
 #include "harness.hpp"
-#include "matmul.hpp"
+#include "matmul_peers.hpp"
 
 namespace weft::bench::matmul {
 namespace {

@@ -532,7 +532,7 @@ std::string const details =
     "                       (pthread_yield_ns: sched_yield ping-pong)\n"
     "  boost_fiber_*_ns     the same on Boost.Fiber fibers of one kernel thread (when built in)\n"
     "  shim_create_join_ns  pthread_create + pthread_join in a plain Pthreads program (a child process,\n"
-    "                       bench/pthreads/create_join.c) under libweft-pthread, 1 worker, same CPU;\n"
+    "                       bench/plain_pthreads/create_join.c) under libweft-pthread, 1 worker, same CPU;\n"
     "                       target: create_join_speedup_vs_shim (its ratio to create_join_ns) <= 1.5\n"
     "                       (shim_create_join_bound; shim_create_join_met)\n"
     "  million_threads_ns   10 batches of --iters weft threads all live at once (blocked on one semaphore),\n"

@@ -1,5 +1,5 @@
 // weft-bench micro: shim_create_join, a pthread_create + pthread_join pair of
-// a plain Pthreads program (bench/pthreads/create_join.c) run under
+// a plain Pthreads program (bench/plain_pthreads/create_join.c) run under
 // libweft-pthread, measured in the same run as weft's own create_join. The
 // program is a child process started from the measuring thread, so it
 // inherits that thread's one-CPU affinity; it runs with WEFT_WORKERS=1 (as

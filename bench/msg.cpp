@@ -305,22 +305,6 @@ void emit_round_row(context& ctx, char const* op_name, std::size_t bytes, int ro
     ctx.emit(rec);
 }
 
-// {"experiment":"msg","target":NAME,"value":..,"bound":..,"met":..}: value
-// is the median over rounds of a paired ratio; met when it is within bound
-// (at most, or with at_least at least).
-void emit_target(context& ctx, table& t, char const* name, summary const& value, double bound, bool at_least,
-                 char const* what) {
-    bool const met = at_least ? value.median >= bound : value.median <= bound;
-    json_object rec = ctx.record();
-    rec.add("target", name).add("value", value.median).add("bound", bound).add("met", met);
-    rec.add("compare", at_least ? "at_least" : "at_most").add("value_min", value.min).add("value_max", value.max);
-    rec.add("rounds", static_cast<unsigned long long>(value.n));
-    add_provenance(rec);
-    ctx.emit(rec);
-    t.add_row({name, what, fmt(value.median, 2), fmt(value.min, 2) + "-" + fmt(value.max, 2),
-               std::string(at_least ? ">= " : "<= ") + fmt(bound, 2), met ? "met" : "MISSED"});
-}
-
 void run_mpi_paired(context& ctx) {
     auto const& o = ctx.opts();
     bool const pp = op_selected(ctx, "pingpong"), rpc = op_selected(ctx, "rpc");
@@ -423,13 +407,13 @@ void run_mpi_paired(context& ctx) {
 
     table tt({"target", "what", "median", "range", "bound", ""}, "llrrrl");
     if (!ratio_8.empty())
-        emit_target(ctx, tt, "pingpong_8B_over_raw_mpi", summarize(ratio_8), 2.0, false, "8 B half round trip / raw");
+        emit_target(ctx, tt, {"pingpong_8B_over_raw_mpi", "8 B half round trip / raw", 2.0, false}, summarize(ratio_8));
     if (!bw_ratio_1m.empty())
-        emit_target(ctx, tt, "bandwidth_1MiB_over_raw_mpi", summarize(bw_ratio_1m), 0.9, true,
-                    "1 MiB bandwidth / raw");
+        emit_target(ctx, tt, {"bandwidth_1MiB_over_raw_mpi", "1 MiB bandwidth / raw", 0.9, true},
+                    summarize(bw_ratio_1m));
     if (!rpc_ratios.empty())
-        emit_target(ctx, tt, "rpc_over_raw_roundtrip", summarize(rpc_ratios), 3.0, false,
-                    "null RPC / raw 8 B round trip");
+        emit_target(ctx, tt, {"rpc_over_raw_roundtrip", "null RPC / raw 8 B round trip", 3.0, false},
+                    summarize(rpc_ratios));
     if (tt.rows() > 0) ctx.print(tt, "msg: targets, medians over rounds of the paired ratios");
     if (pp && (ratio_8.empty() || bw_ratio_1m.empty()))
         ctx.say("(the 8 B and 1 MiB targets need 8 and 1M in --sizes)\n");

@@ -42,7 +42,7 @@
 
 #include "harness.hpp"
 #include "knary_program.hpp"
-#include "matmul.hpp"
+#include "matmul_peers.hpp"
 
 namespace weft::bench::oversub {
 namespace {
@@ -173,8 +173,6 @@ struct cell {
     std::vector<double> wall;
     std::vector<double> parks, steals, failed_steals;  // weft only
 };
-
-double median(std::vector<double> v) { return summarize(std::move(v)).median; }
 
 int run(context& ctx) {
     auto const& o = ctx.opts();

@@ -1,4 +1,4 @@
-// weft-bench pde --mpi-child: one rank of the PDE solver's job (pde.hpp).
+// weft-bench pde --mpi-child: one rank of the PDE solver's job (pde_experiment.hpp).
 #include <mpi.h>
 
 #include <algorithm>
@@ -9,7 +9,7 @@
 #include "apps/pde/pde_mpi.hpp"
 #include "harness.hpp"
 #include "mpi_launch.hpp"
-#include "pde.hpp"
+#include "pde_experiment.hpp"
 #include "pingpong.hpp"
 
 namespace weft::bench::pde {
@@ -19,7 +19,7 @@ namespace {
 // Nanoseconds per step of an exchange between ranks 0 and 1 (both post an
 // MPI_Isend of `bytes` to the other, compute `compute_ns`, receive the
 // other's, wait for their send): the pattern of weft's exchange in
-// pde_weft.cpp, in plain MPI, as measure_remote wants it. Ranks 0 and 1 only.
+// pde_weft_versions.cpp, in plain MPI, as measure_remote wants it. Ranks 0 and 1 only.
 double raw_exchange_ns(int rank, std::size_t bytes, long iters, std::uint64_t compute_ns) {
     std::vector<unsigned char> out(bytes, 1), in(bytes);
     int const peer = 1 - rank, count = static_cast<int>(bytes);

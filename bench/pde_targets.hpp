@@ -13,7 +13,7 @@
 
 namespace weft::bench::pde {
 
-// One row of a weft version as pde.cpp emits it, with its rounds' times
+// One row of a weft version as pde_experiment.cpp emits it, with its rounds' times
 // (taken in the same rounds as the other versions of its job).
 struct target_point {
     std::string transport;  // "inproc" or "mpi"

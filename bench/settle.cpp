@@ -1,21 +1,11 @@
 // weft-bench — waiting for idle threads to stop spinning (settle.hpp).
 #include "settle.hpp"
 
-#include <sys/resource.h>
 #include <time.h>
 
+#include "harness/clock.hpp"
+
 namespace weft::bench {
-
-namespace {
-
-// CPU time (user + system) of the whole process, in seconds.
-double process_cpu_s() {
-    rusage ru{};
-    getrusage(RUSAGE_SELF, &ru);
-    return double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
-}
-
-}  // namespace
 
 void settle() {
     constexpr double window_s = 0.002;

@@ -1,13 +1,13 @@
 // weft-bench shim: Narlikar & Blelloch's claim ("Pthreads for Dynamic and
 // Irregular Parallelism") measured on an unmodified Pthreads program. The same
-// binary, compiled once as a plain Pthreads program (bench/pthreads/dcmm.c:
+// binary, compiled once as a plain Pthreads program (bench/plain_pthreads/dcmm.c:
 // the divide-and-conquer matrix multiply with a pthread_create per recursive
 // call), runs
 //   (a) on glibc's threads,
 //   (b) under libweft-pthread (LD_PRELOAD) with each --sched,
 //   (c) beside the weft-native version of the same algorithm
 //       (apps/matmul/matmul.hpp with weft threads, in a child of this tool),
-// and a coarse program (bench/pthreads/coarse.c: a thread per worker, fixed
+// and a coarse program (bench/plain_pthreads/coarse.c: a thread per worker, fixed
 // row blocks) on glibc's threads and under the shim. Every run is a child
 // process of its own, so that its peak RSS (wait4's ru_maxrss) is its own.
 //
@@ -40,7 +40,7 @@
 #include <weft/weft.h>
 
 #include "harness.hpp"
-#include "matmul.hpp"
+#include "matmul_peers.hpp"
 
 namespace weft::bench::shim {
 namespace {
@@ -83,16 +83,7 @@ run_result run_child(std::string const& exe, std::vector<std::string> args, std:
         path = "/bin/sh";
     }
     piped_child const child = spawn_piped(path, args, env);
-    std::string out;
-    char buf[4096];
-    for (;;) {
-        ssize_t const got = read(child.out_fd, buf, sizeof buf);
-        if (got > 0)
-            out.append(buf, static_cast<std::size_t>(got));
-        else if (got == 0 || errno != EINTR)
-            break;
-    }
-    close(child.out_fd);
+    std::string const out = read_all(child.out_fd);
     int status = 0;
     struct rusage ru {};
     while (wait4(child.pid, &status, 0, &ru) < 0)
@@ -309,10 +300,10 @@ int run(context& ctx) {
 registrar const reg{experiment{
     .name = "shim",
     .description = "one unmodified Pthreads program (thread per recursive call) on glibc, under the shim, and native",
-    .details = "bench/pthreads/dcmm.c, Narlikar & Blelloch's divide-and-conquer matrix multiply with a pthread_create\n"
+    .details = "bench/plain_pthreads/dcmm.c, Narlikar & Blelloch's divide-and-conquer matrix multiply with a pthread_create\n"
                "per recursive call, compiled once as a plain Pthreads program, runs on glibc's threads, under\n"
                "libweft-pthread (LD_PRELOAD) with each --sched, and beside the weft-native version of the same\n"
-               "algorithm; bench/pthreads/coarse.c (a thread per worker, fixed row blocks) runs on glibc's threads\n"
+               "algorithm; bench/plain_pthreads/coarse.c (a thread per worker, fixed row blocks) runs on glibc's threads\n"
                "and under the shim. Every run is a process of its own: time (the multiply, timed by the program),\n"
                "peak RSS (wait4), peak heap and most threads live (weft's statistics under the shim: the shim's\n"
                "malloc count of the whole heap, against the program's serial run under the shim; the program's\n"

@@ -1,7 +1,7 @@
 // weft-bench pde, the weft versions (apps/pde/pde_weft.hpp): the inputs of
-// the model measured on the running job, and the versions' runs. pde.cpp
+// the model measured on the running job, and the versions' runs. pde_experiment.cpp
 // drives them and prints the rows.
-#include "pde_weft.hpp"
+#include "pde_weft_versions.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -13,7 +13,7 @@
 #include "apps/pde/pde.hpp"
 #include "apps/pde/pde_weft.hpp"
 #include "harness.hpp"
-#include "pde.hpp"
+#include "pde_experiment.hpp"
 #include "weft/rpc.h"
 
 namespace weft::bench::pde {

@@ -1,4 +1,4 @@
-// weft-bench pde: the parent (pde.cpp) and its MPI child (pde_child_mpi.cpp).
+// weft-bench pde: the parent (pde_experiment.cpp) and its MPI child (pde_child_mpi.cpp).
 #pragma once
 
 #include <cstddef>

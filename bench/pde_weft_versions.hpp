@@ -1,4 +1,4 @@
-// weft-bench pde: the weft versions on the running inproc job (pde_weft.cpp).
+// weft-bench pde: the weft versions on the running inproc job (pde_weft_versions.cpp).
 #pragma once
 
 #include <cstddef>
@@ -83,7 +83,7 @@ double weft_run(int nodes, long side, weft::apps::pde::weft_version v, int sweep
 // remote overhead (the exchange with kOverheadComputeNs of computation between
 // send and receive); rank 0 prints their samples, "fitpoint remote ...",
 // "fitpoint overhead ..." and "fitpoint local ..." (print_points). Then, as the raw MPI child
-// (pde.hpp, child), for every side each version's checked run and `rounds`
+// (pde_experiment.hpp, child), for every side each version's checked run and `rounds`
 // rounds of calc(n), the grain exchanges between ranks 0 and 1 (one per
 // thread count of grain_threads, relaxing grain_rect_of between sends and
 // receives; rank 0 prints "grain SIDE THREADS COMPUTE_NS STEP_NS", both per

@@ -44,7 +44,7 @@
 // program (a result that differs stops the experiment), then timed over
 // --rounds runs; time_s is the median of the slowest node's (rank's) seconds
 // per sweep.
-#include "pde.hpp"
+#include "pde_experiment.hpp"
 
 #include <sys/prctl.h>
 
@@ -60,7 +60,7 @@
 #include "harness.hpp"
 #include "mpi_launch.hpp"
 #include "pde_targets.hpp"
-#include "pde_weft.hpp"
+#include "pde_weft_versions.hpp"
 #include "pingpong.hpp"
 #include "weft/weft.h"
 
@@ -174,13 +174,7 @@ std::vector<long> parse_longs(std::string const& option, std::vector<std::string
     return v;
 }
 
-std::string join(std::vector<std::string> const& v) {
-    std::string s;
-    for (auto const& x : v) s += (s.empty() ? "" : ",") + x;
-    return s;
-}
-
-// What an MPI child of pde (pde.hpp, child; pde_weft.hpp, weft_mpi_child)
+// What an MPI child of pde (pde_experiment.hpp, child; pde_weft_versions.hpp, weft_mpi_child)
 // printed: every (version, side)'s sweeps and timed rounds. A checked result
 // that differs from the serial program's stops the experiment, and so does a
 // missing line.
@@ -250,9 +244,9 @@ child_output read_child(std::string const& out, long p, std::vector<long> const&
 // --- The MPI jobs, raw and weft, paired round by round ----------------------------
 //
 // transport raw_mpi runs apps/pde's MPI versions (mpi_plain, blocking1,
-// handcoded) in a job of this executable (pde.hpp, child); transport mpi runs
+// handcoded) in a job of this executable (pde_experiment.hpp, child); transport mpi runs
 // weft's versions over weft's mpi transport, one node and one worker per rank
-// (pde_weft.hpp, weft_mpi_child). This host's speed moves 2x for minutes at a
+// (pde_weft_versions.hpp, weft_mpi_child). This host's speed moves 2x for minutes at a
 // time, so for every P each round runs one job of each transport of one timed
 // round (raw first in even rounds, weft first in odd ones), and weft's
 // blocking1 and handcoded are compared with raw MPI's of the same round
@@ -304,15 +298,16 @@ void run_job_round(mpi_transport const& tr, long p, std::vector<long> const& sid
                    job_rounds& into) {
     std::vector<std::string> side_text;
     for (long s : sides) side_text.push_back(std::to_string(s));
-    std::vector<std::string> args = {"pde",        "--mpi-child",     "--child-transport", tr.transport,
-                                     "--ranks",    std::to_string(p), "--sides",           join(side_text),
-                                     "--versions", join(tr.versions), "--rounds",          "1",
-                                     "--work",     json_number(work), "--max-sweeps",      std::to_string(max_sweeps)};
+    std::vector<std::string> args = {
+        "pde",        "--mpi-child",          "--child-transport", tr.transport,
+        "--ranks",    std::to_string(p),      "--sides",           join(side_text, ","),
+        "--versions", join(tr.versions, ","), "--rounds",          "1",
+        "--work",     json_number(work),      "--max-sweeps",      std::to_string(max_sweeps)};
     std::string const out = mpi::run(static_cast<int>(p), args, tr.what);
     child_output const c = read_child(out, p, sides, tr.versions, 1, tr.transport);
     if (read_points(out, tr.fit_names, into.points) != tr.fit_names.size() && p > 1)
         die("pde child (%s, %ld ranks): no 'fitpoint %s' lines; its output: %s", tr.transport, p,
-            join(tr.fit_names).c_str(), out.c_str());
+            join(tr.fit_names, ",").c_str(), out.c_str());
     for (auto const& [key, ts] : c.times) into.times[key].push_back(ts.front());
     for (auto const& [key, sw] : c.sweeps) into.sweeps[key] = sw;
     for (auto const& [side, secs] : c.calc) into.calc[side].push_back(secs);
@@ -513,8 +508,8 @@ void run_mpi_jobs(context& ctx, std::vector<long> const& ranks, std::vector<long
         job_rounds raw_r, weft_r;
         for (int r = 0; r < rounds; ++r) {
             ctx.progress("mpiexec -n %ld, round %d of %d:%s%s%s", p, r + 1, rounds,
-                         raw_versions.empty() ? "" : (" raw MPI (" + join(raw_versions) + ")").c_str(),
-                         weft_versions.empty() ? "" : (" weft over mpi (" + join(weft_versions) + ")").c_str(),
+                         raw_versions.empty() ? "" : (" raw MPI (" + join(raw_versions, ",") + ")").c_str(),
+                         weft_versions.empty() ? "" : (" weft over mpi (" + join(weft_versions, ",") + ")").c_str(),
                          p > cpus ? " (oversubscribed)" : "");
             auto raw_job = [&] {
                 if (!raw_versions.empty()) run_job_round(raw, p, sides, work, max_sweeps, raw_r);
