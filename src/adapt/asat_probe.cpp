@@ -27,7 +27,7 @@
 #include "core/clock.hpp"
 #include "core/futex.hpp"
 #include "core/runtime.hpp"
-#include "core/spawn.hpp"
+#include "core/thread.hpp"
 #include "core/tunables.hpp"
 #include "core/ult.hpp"
 #include "core/wait.hpp"

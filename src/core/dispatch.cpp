@@ -13,10 +13,11 @@
 #include "core/profile.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
-#include "core/spawn.hpp"
+#include "core/thread.hpp"
 #include "core/thread_pointer.hpp"
 #include "core/timer.hpp"
 #include "core/wait.hpp"
+#include "core/worker.hpp"
 #include "sync/asymmetric_fence.hpp"
 
 namespace weft::detail {

@@ -12,10 +12,13 @@
 #include <cstdint>
 
 #include "core/clock.hpp"
+#include "core/dispatch.hpp"
+#include "core/preempt.hpp"
 #include "core/runtime.hpp"
-#include "core/spawn.hpp"
+#include "core/thread.hpp"
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
+#include "core/worker.hpp"
 #include "sync/primitives.hpp"
 
 namespace weft::detail {

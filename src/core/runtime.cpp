@@ -14,14 +14,16 @@
 #include "arch/context.hpp"
 #include "arch/fiber_sanitizer.hpp"
 #include "core/clock.hpp"
+#include "core/dispatch.hpp"
 #include "core/keys.hpp"
 #include "core/outside.hpp"
 #include "core/profile.hpp"
-#include "core/spawn.hpp"
 #include "core/stats.hpp"
+#include "core/thread.hpp"
 #include "core/timer.hpp"
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
+#include "core/worker.hpp"
 #include "sync/asymmetric_fence.hpp"
 #include "sync/fork_gate.hpp"
 
@@ -29,7 +31,6 @@ namespace weft::detail {
 
 runtime* g_rt = nullptr;
 atomic<int (*)()> g_finalize_refusal{nullptr};
-void set_current_worker(worker* w);  // dispatch.cpp
 
 namespace {
 

@@ -8,6 +8,7 @@
 #include <climits>
 
 #include "core/deadlock.hpp"
+#include "core/dispatch.hpp"
 #include "core/futex.hpp"
 #include "core/outside.hpp"
 #include "core/progress.hpp"
@@ -17,6 +18,7 @@
 #include "core/timer.hpp"
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
+#include "core/worker.hpp"
 #include "sync/asymmetric_fence.hpp"
 
 namespace weft::detail {

@@ -99,4 +99,19 @@ struct alignas(64) worker {
     bool has_kthread = false;
 };
 
+// Parking (worker.cpp; the protocol: core/sleep/README.md).
+// notify_work: work was queued (by worker `self`, or null: an external
+// thread); wake a parked worker to spin for it unless a worker spins already.
+// wake_one_parked: wake one parked worker whoever spins (a new earliest
+// timer). wake_worker: wake that worker (a ult pinned to it).
+void notify_work(worker* self);
+void wake_one_parked();
+void wake_worker(worker* target);
+void worker_idle_loop(worker* w);
+// Whether w may have something to run besides its current ult: a ready ult
+// (its own or one to steal), its inbox, a due timer, or a drop to obey (a hint:
+// true may find nothing). For a ult that would rather poll than block while
+// its worker has nothing else to do (progress.hpp, poll_before_wait).
+bool worker_may_have_work(worker* w);
+
 }  // namespace weft::detail

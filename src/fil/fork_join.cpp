@@ -32,8 +32,8 @@
 #include <exception>
 #include <new>
 
-#include "core/runtime.hpp"
-#include "core/spawn.hpp"
+#include "core/thread.hpp"
+#include "core/worker.hpp"
 #include "fil/program.hpp"
 #include "fil/region.hpp"
 

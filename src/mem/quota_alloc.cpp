@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/dispatch.hpp"
+#include "core/preempt.hpp"
 #include "core/runtime.hpp"
 #include "core/stats.hpp"
 #include "core/tunables.hpp"

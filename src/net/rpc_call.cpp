@@ -15,7 +15,6 @@
 #include <mutex>
 #include <new>
 
-#include "core/runtime.hpp"
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
 #include "net/peer_wait.hpp"

@@ -39,6 +39,7 @@
 #include <cstring>
 
 #include "arch/thread_pointer.hpp"
+#include "core/dispatch.hpp"
 #include "core/env.hpp"
 #include "core/runtime.hpp"
 #include "core/thread_pointer.hpp"
