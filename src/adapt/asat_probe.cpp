@@ -24,6 +24,7 @@
 #include <string>
 
 #include "adapt/probe.hpp"
+#include "base/primitives.hpp"
 #include "core/clock.hpp"
 #include "core/futex.hpp"
 #include "core/runtime.hpp"
@@ -31,7 +32,6 @@
 #include "core/tunables.hpp"
 #include "core/ult.hpp"
 #include "core/wait.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail::adapt {
 

@@ -9,6 +9,7 @@
 #include "arch/context.hpp"
 #include "arch/fiber_sanitizer.hpp"
 #include "arch/thread_pointer.hpp"
+#include "base/asymmetric_fence.hpp"
 #include "core/dispatch.hpp"
 #include "core/profile.hpp"
 #include "core/progress.hpp"
@@ -18,7 +19,6 @@
 #include "core/timer.hpp"
 #include "core/wait.hpp"
 #include "core/worker.hpp"
-#include "sync/asymmetric_fence.hpp"
 
 namespace weft::detail {
 

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "base/primitives.hpp"
 #include "core/clock.hpp"
 #include "core/dispatch.hpp"
 #include "core/preempt.hpp"
@@ -19,7 +20,6 @@
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
 #include "core/worker.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail {
 

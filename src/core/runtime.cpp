@@ -13,6 +13,8 @@
 #include "adapt/controller.hpp"
 #include "arch/context.hpp"
 #include "arch/fiber_sanitizer.hpp"
+#include "base/asymmetric_fence.hpp"
+#include "base/fork_gate.hpp"
 #include "core/clock.hpp"
 #include "core/dispatch.hpp"
 #include "core/keys.hpp"
@@ -24,8 +26,6 @@
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
 #include "core/worker.hpp"
-#include "sync/asymmetric_fence.hpp"
-#include "sync/fork_gate.hpp"
 
 namespace weft::detail {
 

@@ -31,13 +31,13 @@
 #include <vector>
 
 #include "arch/stack.hpp"
+#include "base/primitives.hpp"
 #include "core/active.hpp"
 #include "core/env.hpp"
 #include "core/handle.hpp"
 #include "core/ult.hpp"
 #include "core/worker.hpp"
 #include "sched/policy.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail {
 
@@ -124,7 +124,7 @@ worker* ensure_runtime();
 // fork() from a process running weft (libweft-pthread's atfork handlers,
 // src/shim/fork.cpp). fork_quiesce, first, closes the fork gate and waits
 // until no other kernel thread holds one of the runtime's spinlocks
-// (sync/fork_gate.hpp); the caller must hold none. fork_prepare then takes the runtime's process-wide locks (its
+// (base/fork_gate.hpp); the caller must hold none. fork_prepare then takes the runtime's process-wide locks (its
 // start-up lock, key creation) so that no other kernel thread holds one when
 // the process is copied; fork_parent releases them. fork_child, in the child
 // (one kernel thread: the forking one), releases them and starts a fresh

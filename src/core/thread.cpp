@@ -10,9 +10,9 @@
 
 #include "arch/context.hpp"
 #include "arch/fiber_sanitizer.hpp"
+#include "base/asymmetric_fence.hpp"
 #include "core/dispatch.hpp"
 #include "core/thread_inline.hpp"
-#include "sync/asymmetric_fence.hpp"
 
 namespace weft::detail {
 

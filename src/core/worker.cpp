@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "base/asymmetric_fence.hpp"
 #include "core/deadlock.hpp"
 #include "core/dispatch.hpp"
 #include "core/futex.hpp"
@@ -19,7 +20,6 @@
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
 #include "core/worker.hpp"
-#include "sync/asymmetric_fence.hpp"
 
 namespace weft::detail {
 

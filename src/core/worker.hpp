@@ -14,10 +14,10 @@
 #include <cstdint>
 
 #include "arch/stack.hpp"
+#include "base/primitives.hpp"
 #include "core/handle.hpp"
 #include "core/ult.hpp"
 #include "core/ult_queue.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail {
 
@@ -48,8 +48,8 @@ struct alignas(64) worker {
     std::uint64_t id_next = 0;         // ids handed out in blocks, no shared counter
     std::uint64_t id_end = 0;
     int index = 0;
-    // The spinlocks this kernel thread holds (sync/primitives.hpp): written by
-    // the owner, read by a thread preparing fork() (sync/fork_gate.hpp).
+    // The spinlocks this kernel thread holds (base/primitives.hpp): written by
+    // the owner, read by a thread preparing fork() (base/fork_gate.hpp).
     spin_census census;
 
     // --- Statistics: written by the owner, read by anyone (relaxed) ---------

@@ -30,6 +30,7 @@
 #include <cstring>
 #include <new>
 
+#include "base/asymmetric_fence.hpp"
 #include "core/dispatch.hpp"
 #include "core/profile.hpp"
 #include "core/runtime.hpp"
@@ -38,7 +39,6 @@
 #include "core/wait.hpp"
 #include "fil/region.hpp"
 #include "fil/sweep.hpp"
-#include "sync/asymmetric_fence.hpp"
 
 // The participant of the calling kernel thread. initial-exec: one %fs-relative
 // load in the inline pruning test of weft::join (see filament.hpp).

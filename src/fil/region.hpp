@@ -30,12 +30,12 @@
 #include <cstdint>
 #include <exception>
 
+#include "base/asymmetric_fence.hpp"
+#include "base/primitives.hpp"
 #include "core/sleep/stages.hpp"
 #include "core/wait.hpp"
 #include "fil/list.hpp"
 #include "fil/stats.hpp"
-#include "sync/asymmetric_fence.hpp"
-#include "sync/primitives.hpp"
 #include "weft/detail/filament_abi.hpp"
 #include "weft/weft.h"
 
