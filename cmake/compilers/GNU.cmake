@@ -45,7 +45,7 @@ set(WEFT_STRICT_FLAGS
     -Wno-error=free-nonheap-object
 )
 # GCC 12 warns (-Wtsan) that TSan does not model std::atomic_thread_fence. That is
-# worth seeing (a fence-based protocol is invisible to TSan: src/sync/primitives.hpp
+# worth seeing (a fence-based protocol is invisible to TSan: src/base/primitives.hpp
 # should give TSan an equivalent it understands), but it is a property of the
 # sanitizer, not a defect of the code, so it does not fail a strict build.
 if(CMAKE_CXX_COMPILER_VERSION VERSION_GREATER_EQUAL 12)

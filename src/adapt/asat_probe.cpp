@@ -24,14 +24,14 @@
 #include <string>
 
 #include "adapt/probe.hpp"
+#include "base/primitives.hpp"
 #include "core/clock.hpp"
 #include "core/futex.hpp"
 #include "core/runtime.hpp"
-#include "core/spawn.hpp"
+#include "core/thread.hpp"
 #include "core/tunables.hpp"
 #include "core/ult.hpp"
 #include "core/wait.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail::adapt {
 

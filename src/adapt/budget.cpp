@@ -15,9 +15,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/primitives.hpp"
 #include "core/clock.hpp"
 #include "core/tunables.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail::adapt {
 

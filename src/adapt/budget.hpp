@@ -23,7 +23,7 @@ namespace weft::detail::adapt {
 
 // --- The segment layout, shared by every process that maps it -------------------------------------
 // A process of another layout must refuse the segment, never misread it: any change here bumps
-// budget_layout_version. Fields are plain integers accessed through atomic_ref (sync/primitives.hpp),
+// budget_layout_version. Fields are plain integers accessed through atomic_ref (base/primitives.hpp),
 // which is address-free for 64-bit words on every ISA weft supports.
 
 inline constexpr std::uint64_t budget_magic = 0x31'67'64'62'74'66'65'77ull;  // "weftbdg1", little-endian

@@ -26,8 +26,8 @@
 #include <thread>
 
 #include "adapt/probe.hpp"
+#include "base/primitives.hpp"
 #include "core/env.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail {
 struct runtime;

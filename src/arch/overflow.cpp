@@ -31,7 +31,7 @@
 #include <cstdlib>
 
 #include "arch/stack.hpp"
-#include "sync/primitives.hpp"
+#include "base/primitives.hpp"
 
 namespace weft::arch {
 

@@ -65,8 +65,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/primitives.hpp"
 #include "core/tunables.hpp"
-#include "sync/primitives.hpp"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)

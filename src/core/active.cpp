@@ -6,6 +6,7 @@
 
 #include "core/profile.hpp"
 #include "core/runtime.hpp"
+#include "core/worker.hpp"
 
 namespace weft::detail {
 

@@ -9,15 +9,16 @@
 #include "arch/context.hpp"
 #include "arch/fiber_sanitizer.hpp"
 #include "arch/thread_pointer.hpp"
+#include "base/asymmetric_fence.hpp"
 #include "core/dispatch.hpp"
 #include "core/profile.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
-#include "core/spawn.hpp"
+#include "core/thread.hpp"
 #include "core/thread_pointer.hpp"
 #include "core/timer.hpp"
 #include "core/wait.hpp"
-#include "sync/asymmetric_fence.hpp"
+#include "core/worker.hpp"
 
 namespace weft::detail {
 

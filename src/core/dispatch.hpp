@@ -17,12 +17,34 @@
 #include "arch/fiber_sanitizer.hpp"
 #include "core/profile.hpp"
 #include "core/runtime.hpp"
-#include "core/spawn.hpp"
+#include "core/thread.hpp"
 #include "core/thread_pointer.hpp"
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
+#include "core/worker.hpp"
 
 namespace weft::detail {
+
+// The worker the calling kernel thread is, or null for an external thread.
+// Not inlined on purpose: a ult may migrate between workers across any blocking
+// call, so no caller may keep a cached TLS address across one.
+worker* current_worker();
+// Makes w the calling kernel thread's worker (null: it is none any more).
+void set_current_worker(worker* w);
+
+// The out-of-line entry points (dispatch.cpp).
+// All take the calling worker and return the worker the caller resumed on.
+worker* yield(worker* w);
+// Suspends the current ult, releasing *lock once it is saved.
+worker* block(worker* w, std::uint32_t* lock);
+[[noreturn]] void exit_current(worker* w);
+// Moves the current ult to the worker it is pinned to (suspends it here).
+worker* migrate(worker* w);
+// Makes t runnable. w is the calling worker or null (external caller).
+void make_ready(worker* w, ult* t, ready_reason why);
+void run_post_switch(worker* w);
+void switch_to(worker*& w, ult* from, ult* to);
+ult* pick(worker* w, bool fire_timers = true, bool steal = false);
 
 // The two words of libstdc++'s/libc++abi's per-thread __cxa_eh_globals.
 inline constexpr std::size_t eh_bytes = 2 * sizeof(void*);

@@ -17,8 +17,8 @@
 #include <climits>
 #include <cstdint>
 
+#include "base/primitives.hpp"
 #include "core/clock.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail {
 

@@ -59,8 +59,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "base/primitives.hpp"
 #include "core/tunables.hpp"
-#include "sync/primitives.hpp"
 #include "weft/weft.h"
 
 namespace weft::detail {

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "core/dispatch.hpp"
 #include "core/keys.hpp"
 #include "core/runtime.hpp"
 

@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/primitives.hpp"
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail {
 

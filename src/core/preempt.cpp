@@ -11,12 +11,15 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "base/primitives.hpp"
 #include "core/clock.hpp"
+#include "core/dispatch.hpp"
+#include "core/preempt.hpp"
 #include "core/runtime.hpp"
-#include "core/spawn.hpp"
+#include "core/thread.hpp"
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
-#include "sync/primitives.hpp"
+#include "core/worker.hpp"
 
 namespace weft::detail {
 

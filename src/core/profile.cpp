@@ -10,6 +10,7 @@
 
 #include "core/active.hpp"
 #include "core/clock.hpp"
+#include "core/dispatch.hpp"
 #include "core/runtime.hpp"
 
 #if defined(__x86_64__)

@@ -22,7 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "sync/primitives.hpp"
+#include "base/primitives.hpp"
 
 namespace weft::detail {
 

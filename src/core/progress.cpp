@@ -9,6 +9,7 @@
 #include "core/runtime.hpp"
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
+#include "core/worker.hpp"
 
 namespace weft::detail {
 

@@ -31,7 +31,7 @@
 
 #include <cstdint>
 
-#include "sync/primitives.hpp"
+#include "base/primitives.hpp"
 
 namespace weft::detail {
 

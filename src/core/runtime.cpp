@@ -13,23 +13,24 @@
 #include "adapt/controller.hpp"
 #include "arch/context.hpp"
 #include "arch/fiber_sanitizer.hpp"
+#include "base/asymmetric_fence.hpp"
+#include "base/fork_gate.hpp"
 #include "core/clock.hpp"
+#include "core/dispatch.hpp"
 #include "core/keys.hpp"
 #include "core/outside.hpp"
 #include "core/profile.hpp"
-#include "core/spawn.hpp"
 #include "core/stats.hpp"
+#include "core/thread.hpp"
 #include "core/timer.hpp"
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
-#include "sync/asymmetric_fence.hpp"
-#include "sync/fork_gate.hpp"
+#include "core/worker.hpp"
 
 namespace weft::detail {
 
 runtime* g_rt = nullptr;
 atomic<int (*)()> g_finalize_refusal{nullptr};
-void set_current_worker(worker* w);  // dispatch.cpp
 
 namespace {
 

@@ -31,13 +31,13 @@
 #include <vector>
 
 #include "arch/stack.hpp"
+#include "base/primitives.hpp"
 #include "core/active.hpp"
 #include "core/env.hpp"
 #include "core/handle.hpp"
 #include "core/ult.hpp"
 #include "core/worker.hpp"
 #include "sched/policy.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail {
 
@@ -117,11 +117,6 @@ void write_exit_reports();
 // waiting for those threads for good.
 extern atomic<int (*)()> g_finalize_refusal;
 
-// The worker the calling kernel thread is, or null for an external thread.
-// Not inlined on purpose: a ult may migrate between workers across any blocking
-// call, so no caller may keep a cached TLS address across one.
-worker* current_worker();
-
 // Ensures the runtime runs (initialising it from the environment on first use).
 // Returns the calling worker or null if the caller is an external kernel thread.
 worker* ensure_runtime();
@@ -129,7 +124,7 @@ worker* ensure_runtime();
 // fork() from a process running weft (libweft-pthread's atfork handlers,
 // src/shim/fork.cpp). fork_quiesce, first, closes the fork gate and waits
 // until no other kernel thread holds one of the runtime's spinlocks
-// (sync/fork_gate.hpp); the caller must hold none. fork_prepare then takes the runtime's process-wide locks (its
+// (base/fork_gate.hpp); the caller must hold none. fork_prepare then takes the runtime's process-wide locks (its
 // start-up lock, key creation) so that no other kernel thread holds one when
 // the process is copied; fork_parent releases them. fork_child, in the child
 // (one kernel thread: the forking one), releases them and starts a fresh
@@ -142,50 +137,5 @@ void fork_quiesce();
 void fork_prepare();
 void fork_parent();
 int fork_child();
-
-// --- Dispatch (src/core/dispatch.cpp) -----------------------------------------
-// All take the calling worker and return the worker the caller resumed on.
-worker* yield(worker* w);
-// Suspends the current ult, releasing *lock once it is saved.
-worker* block(worker* w, std::uint32_t* lock);
-[[noreturn]] void exit_current(worker* w);
-// Moves the current ult to the worker it is pinned to (suspends it here).
-worker* migrate(worker* w);
-// Makes t runnable. w is the calling worker or null (external caller).
-void make_ready(worker* w, ult* t, ready_reason why);
-// Preemption by the runtime (src/core/preempt.cpp), used by weft's allocator
-// when the policy's on_alloc asks for it (dfs memory quota, Narlikar & Blelloch):
-// preempt makes the current ult ready with ready_reason::preempted and runs
-// what the policy picks, which may be the same ult (then nothing switches);
-// run_dummies forks n dummy threads as a binary tree and joins them;
-// await_turn then lets the work left of the ult go first, as the policy's
-// alloc_turn says, within bounds proportional to n (tun::alloc_turn_*).
-worker* preempt(worker* w);
-worker* run_dummies(worker* w, std::uint32_t n);
-worker* await_turn(worker* w, std::uint32_t n);
-void run_post_switch(worker* w);
-void switch_to(worker*& w, ult* from, ult* to);
-ult* pick(worker* w, bool fire_timers = true, bool steal = false);
-
-// Parking (src/core/worker.cpp; the protocol: core/sleep/README.md).
-// notify_work: work was queued (by worker `self`, or null: an external
-// thread); wake a parked worker to spin for it unless a worker spins already.
-// wake_one_parked: wake one parked worker whoever spins (a new earliest
-// timer). wake_worker: wake that worker (a ult pinned to it).
-void notify_work(worker* self);
-void wake_one_parked();
-void wake_worker(worker* target);
-void worker_idle_loop(worker* w);
-// Whether w may have something to run besides its current ult: a ready ult
-// (its own or one to steal), its inbox, a due timer, or a drop to obey (a hint:
-// true may find nothing). For a ult that would rather poll than block while
-// its worker has nothing else to do (progress.hpp, poll_before_wait).
-bool worker_may_have_work(worker* w);
-
-// Ult lifetime (src/core/thread.cpp).
-void finish(worker* w, ult* u);
-void release_ult(worker* w, ult* u);
-// Live ults now (sum of the per-worker deltas; exact when no worker runs).
-std::int64_t live_ults(runtime* rt);
 
 }  // namespace weft::detail

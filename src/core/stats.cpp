@@ -5,8 +5,10 @@
 #include <cinttypes>
 
 #include "core/clock.hpp"
+#include "core/dispatch.hpp"
 #include "core/profile.hpp"
 #include "core/runtime.hpp"
+#include "core/thread.hpp"
 #include "core/timer.hpp"
 #include "core/wait.hpp"
 

@@ -1,7 +1,7 @@
 // weft::detail — thread lifetime: create, start, exit, join, detach, release.
 //
 // The C API over it (argument checks, handles, errno values) is thread_api.cpp;
-// the paths inlined into its hot calls are thread.hpp.
+// the paths inlined into its hot calls are thread_inline.hpp.
 #include "core/thread.hpp"
 
 #include <cerrno>
@@ -10,7 +10,9 @@
 
 #include "arch/context.hpp"
 #include "arch/fiber_sanitizer.hpp"
-#include "sync/asymmetric_fence.hpp"
+#include "base/asymmetric_fence.hpp"
+#include "core/dispatch.hpp"
+#include "core/thread_inline.hpp"
 
 namespace weft::detail {
 

@@ -1,120 +1,57 @@
-// weft::detail — thread lifetime: the paths the C API's hot calls inline.
-//
-// create -> start -> (run) -> exit -> join | detach -> release
-//
-// Forced inline into weft_thread_create, weft_thread_join and
-// weft_thread_exit (thread_api.cpp) for the reason dispatch.hpp gives: each
-// frame between the user's call and the context switch is one mispredicted
-// return more after the switch. The out-of-line parts are in thread.cpp.
+// weft::detail — a thread's lifetime (thread.cpp): creating and joining ults
+// from inside the runtime (the C API, the dummy threads of dfs, the filament
+// servers), ending and recycling them. The inline fast paths of the C API's
+// hot calls are in core/thread_inline.hpp.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 
-#include "core/dispatch.hpp"
-#include "core/keys.hpp"
-#include "core/profile.hpp"
-#include "core/runtime.hpp"
-#include "core/spawn.hpp"
-#include "core/wait.hpp"
+#include "weft/weft.h"
 
 namespace weft::detail {
 
+struct worker;
+struct ult;
+struct runtime;
+
+// Creates (but does not start) a ult running fn(arg), with a handle (u->handle)
+// that is joinable, or already claimed if attr asks for a detached thread. If
+// extra > 0, reserves that many bytes (64-byte aligned) just below the control
+// block at the top of the ult's stack and returns their address in *extra_out:
+// room for a C++ closure, with no allocation of its own. w: the calling worker
+// or null. attr is trusted (the C API checks it: check_attr in thread_api.cpp).
+// EAGAIN: no stack, or no handle left.
+[[nodiscard]] int create_ult(worker* w, const weft_attr_t* attr, void* (*fn)(void*), void* arg, std::size_t extra,
+                             void** extra_out, ult** out);
 // The first function of every ult's own stack (make_context's entry): calls
 // the thread's function and ends the thread with its result. The shim's
 // forced unwinding (pthread_exit, cancellation) stops at its frame.
 void ult_entry(void* arg) noexcept;
-
+// Hands a created ult to the scheduler (the caller may be preempted by it,
+// unless the caller is pinned). To run it on one worker only, set
+// u->pinned_worker before launching it: the core then keeps it in that
+// worker's inbox, outside the policy (src/sched/policy.hpp, "Pinned ults").
+void launch_ult(worker* w, ult* u);
+// Joins t, a joinable ult whose handle nobody else was given: claims it, waits
+// for it to end, collects its result (retval, and collect(storage, ctx) if
+// given), recycles it. EINVAL if its handle was already claimed.
+[[nodiscard]] int join_ult(ult* t, void** retval, void (*collect)(void*, void*), void* ctx);
+// Main waits until it is the only ult left.
+void wait_for_other_ults();
+// The overflow report for u, found when u switched out (see switch_inline).
+[[noreturn]] void report_overflow_at_switch(ult* u);
+// exit_current's step before the last switch: returns the blocked joiner, if any.
+struct wait_record* leave(worker* w, ult* self);
 // Detaches t, whose handle the caller has claimed: t is recycled when it ends,
 // or now if it has ended already.
 void detach_claimed(ult* t);
-
-// Runs t's key destructors and ends it with retval. Main instead waits for
-// the other threads and ends the process (Pthreads semantics).
-[[noreturn, gnu::always_inline]] inline void end_thread(ult* self, void* retval) {
-    if (self->key_values != nullptr) run_key_destructors(self);
-    self->retval = retval;
-    if (self->kind == ult_kind::main) {
-        wait_for_other_ults();
-        std::exit(0);
-    }
-    if (self->tp != nullptr) g_own_tp_exit(self);
-    exit_inline(current_worker());
-}
-
-// Hands u to the scheduler. The policy decides whether u runs at once
-// (start_inline), unless the pinned-ult rules of src/sched/policy.hpp apply: a
-// pinned u goes to its worker's inbox, and the child of a pinned parent is
-// made ready through the policy (ready(.., spawned)) while the parent goes on.
-// So is every child on a dropped worker (core/active.hpp): it is left to the
-// active workers, and the parent goes on until its next scheduling point.
-// An external caller's u goes to the inject queue.
-[[gnu::always_inline]] inline void launch_inline(worker* w, ult* u) {
-    u->started = true;
-    // Unpinned is -1: the AND is negative only if neither u nor its parent is
-    // pinned (one test for both on the spawn path).
-    if (w == nullptr || (u->pinned_worker & w->current->pinned_worker) >= 0 || w->dropped.load(memory_order_relaxed))
-        make_ready(w, u, ready_reason::spawned);
-    else start_inline(w, u);
-}
-
-// Gives u's handle, storage and stack back (after its join, or at the end of
-// a detached u). w: the calling worker, or null.
-[[gnu::always_inline]] inline void release_inline(worker* w, ult* u) {
-    runtime* rt = g_rt;
-    // The handle first: from here on every copy of it is stale.
-    rt->handles.release(w != nullptr ? &w->handles : nullptr, u->handle);
-    if (u->storage_release != nullptr) u->storage_release(u->storage);
-    if (u->key_values != nullptr) free_key_values(u);
-    arch::san_fiber_destroy(&u->san);
-    arch::stack s = u->stack;
-    u->magic = 0;
-    u->~ult();
-    rt->stacks->release(s, w != nullptr ? &w->stacks : nullptr);
-}
-
-// Joins t, whose handle the caller has claimed: waits for t's end, collects
-// its result, recycles it. w: the calling worker, or null.
-[[gnu::always_inline]] inline void join_claimed_inline(worker* w, ult* t, void** retval, void (*collect)(void*, void*),
-                                                       void* ctx) {
-    std::uintptr_t s = t->join_word.load(memory_order_acquire);
-    if (s == join_running) {
-        wait_record rec;
-        // On a runtime of one worker the child can only exit on this worker,
-        // that is, not while we run, and the claim keeps every other joiner
-        // and detacher away: a plain store publishes us (the locked CAS would
-        // drain every store of the create before it: ~5 ns of the ~60 of a
-        // create+join).
-        bool published;
-        if (w != nullptr && g_rt->nworkers == 1) {
-            t->join_word.store(reinterpret_cast<std::uintptr_t>(&rec), memory_order_relaxed);
-            published = true;
-        } else {
-            published = t->join_word.compare_exchange_strong(s, reinterpret_cast<std::uintptr_t>(&rec),
-                                                             memory_order_acq_rel, memory_order_acquire);
-        }
-        if (published) {
-            // The ending ult wakes us (or switches straight to us). The wake
-            // may come before we are suspended: see ult::suspended.
-            if (w != nullptr) {
-                ult* self = w->current;
-                self->wait_kind = "weft_thread_join";
-                self->wait_object = t;
-                block_inline(w, nullptr);
-                self->wait_kind = nullptr;
-                self->wait_object = nullptr;
-            } else {
-                wait(&rec, nullptr, 0, "weft_thread_join", t);
-            }
-        }
-    }
-    // exiting: its last switch is in progress; finished follows within instructions.
-    while (t->join_word.load(memory_order_acquire) != join_finished) cpu_relax();
-    if (retval != nullptr) *retval = t->retval;
-    if (collect != nullptr) collect(t->storage, ctx);
-    w = current_worker();
-    if (g_measure && w != nullptr) profile_join(w, w->current, t);
-    release_inline(w, t);
-}
+// Post-switch step for u, which has switched away for good: publishes its
+// end, or recycles it if detached.
+void finish(worker* w, ult* u);
+// Gives u's handle, storage and stack back (release_inline, out of line).
+void release_ult(worker* w, ult* u);
+// Live ults now (sum of the per-worker deltas; exact when no worker runs).
+std::int64_t live_ults(runtime* rt);
 
 }  // namespace weft::detail

@@ -8,9 +8,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/dispatch.hpp"
 #include "core/handle.hpp"
 #include "core/runtime.hpp"
 #include "core/thread.hpp"
+#include "core/thread_inline.hpp"
 #include "core/thread_pointer.hpp"
 #include "core/tunables.hpp"
 

@@ -3,8 +3,8 @@
 #include <cerrno>
 
 #include "core/clock.hpp"
-#include "core/runtime.hpp"
 #include "core/wait.hpp"
+#include "core/worker.hpp"
 
 namespace weft::detail {
 

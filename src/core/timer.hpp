@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sync/primitives.hpp"
+#include "base/primitives.hpp"
 
 namespace weft::detail {
 

@@ -21,7 +21,7 @@
 #include "arch/context.hpp"
 #include "arch/fiber_sanitizer.hpp"
 #include "arch/stack.hpp"
-#include "sync/primitives.hpp"
+#include "base/primitives.hpp"
 #include "weft/weft.h"
 
 namespace weft::detail {

@@ -16,8 +16,8 @@
 
 #include <atomic>
 
+#include "base/primitives.hpp"
 #include "core/ult.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail {
 

@@ -20,8 +20,8 @@
 
 #include <cstdint>
 
+#include "base/primitives.hpp"
 #include "core/clock.hpp"  // every deadline here is on its monotonic clock
-#include "sync/primitives.hpp"
 
 namespace weft::detail {
 

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <climits>
 
+#include "base/asymmetric_fence.hpp"
 #include "core/deadlock.hpp"
+#include "core/dispatch.hpp"
 #include "core/futex.hpp"
 #include "core/outside.hpp"
 #include "core/progress.hpp"
@@ -17,7 +19,7 @@
 #include "core/timer.hpp"
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
-#include "sync/asymmetric_fence.hpp"
+#include "core/worker.hpp"
 
 namespace weft::detail {
 

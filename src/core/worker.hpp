@@ -14,10 +14,10 @@
 #include <cstdint>
 
 #include "arch/stack.hpp"
+#include "base/primitives.hpp"
 #include "core/handle.hpp"
 #include "core/ult.hpp"
 #include "core/ult_queue.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail {
 
@@ -48,8 +48,8 @@ struct alignas(64) worker {
     std::uint64_t id_next = 0;         // ids handed out in blocks, no shared counter
     std::uint64_t id_end = 0;
     int index = 0;
-    // The spinlocks this kernel thread holds (sync/primitives.hpp): written by
-    // the owner, read by a thread preparing fork() (sync/fork_gate.hpp).
+    // The spinlocks this kernel thread holds (base/primitives.hpp): written by
+    // the owner, read by a thread preparing fork() (base/fork_gate.hpp).
     spin_census census;
 
     // --- Statistics: written by the owner, read by anyone (relaxed) ---------
@@ -98,5 +98,20 @@ struct alignas(64) worker {
     pthread_t kthread{};
     bool has_kthread = false;
 };
+
+// Parking (worker.cpp; the protocol: core/sleep/README.md).
+// notify_work: work was queued (by worker `self`, or null: an external
+// thread); wake a parked worker to spin for it unless a worker spins already.
+// wake_one_parked: wake one parked worker whoever spins (a new earliest
+// timer). wake_worker: wake that worker (a ult pinned to it).
+void notify_work(worker* self);
+void wake_one_parked();
+void wake_worker(worker* target);
+void worker_idle_loop(worker* w);
+// Whether w may have something to run besides its current ult: a ready ult
+// (its own or one to steal), its inbox, a due timer, or a drop to obey (a hint:
+// true may find nothing). For a ult that would rather poll than block while
+// its worker has nothing else to do (progress.hpp, poll_before_wait).
+bool worker_may_have_work(worker* w);
 
 }  // namespace weft::detail

@@ -37,7 +37,8 @@
 #include <new>
 
 #include "core/runtime.hpp"
-#include "core/spawn.hpp"
+#include "core/thread.hpp"
+#include "core/worker.hpp"
 #include "fil/fork_join.hpp"
 #include "fil/program.hpp"
 #include "fil/region.hpp"

@@ -22,8 +22,8 @@
 
 #include <cstdint>
 
+#include "base/primitives.hpp"
 #include "core/tunables.hpp"
-#include "sync/primitives.hpp"
 #include "weft/detail/filament_abi.hpp"
 #include "weft/weft.h"
 

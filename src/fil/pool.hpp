@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sync/primitives.hpp"
+#include "base/primitives.hpp"
 #include "weft/detail/filament_abi.hpp"
 #include "weft/weft.h"
 

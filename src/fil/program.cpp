@@ -13,12 +13,12 @@
 #include <new>
 #include <vector>
 
+#include "base/primitives.hpp"
 #include "fil/pool.hpp"
 #include "fil/program.hpp"
 #include "fil/region.hpp"
 #include "fil/stats.hpp"
 #include "fil/sweep.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail::fil {
 

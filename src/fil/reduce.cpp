@@ -9,6 +9,7 @@
 #include <cstring>
 #include <new>
 
+#include "core/dispatch.hpp"
 #include "core/runtime.hpp"
 #include "fil/region.hpp"
 

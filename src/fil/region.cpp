@@ -7,7 +7,7 @@
 //      participant is indexed by that worker; a weft thread that blocks may
 //      otherwise resume elsewhere).
 //   2. It creates one detached server per other worker, pinned to it
-//      (spawn.hpp: pinned_worker). Servers go to their worker's inbox, outside
+//      (core/thread.hpp: pinned_worker). Servers go to their worker's inbox, outside
 //      the scheduling policy, and run when that worker next schedules.
 //   3. The caller runs its own participant; a server runs its participant when
 //      it starts (or only drops its reference if the region has ended).
@@ -23,11 +23,15 @@
 #include <cerrno>
 #include <new>
 
+#include "base/asymmetric_fence.hpp"
+#include "core/dispatch.hpp"
 #include "core/profile.hpp"
 #include "core/runtime.hpp"
+#include "core/thread.hpp"
 #include "core/ult.hpp"
 #include "core/wait.hpp"
 #include "fil/region.hpp"
+#include "fil/sweep.hpp"
 
 // The participant of the calling kernel thread. initial-exec: one %fs-relative
 // load in the inline pruning test of weft::join (see filament.hpp).

@@ -34,12 +34,14 @@
 #include <cstdint>
 #include <exception>
 
+#include "base/asymmetric_fence.hpp"
+#include "base/primitives.hpp"
+#include "core/sleep/stages.hpp"
 #include "core/wait.hpp"
 #include "fil/arena.hpp"
 #include "fil/available.hpp"
 #include "fil/list.hpp"
 #include "fil/stats.hpp"
-#include "sync/primitives.hpp"
 #include "weft/detail/filament_abi.hpp"
 #include "weft/weft.h"
 

@@ -2,8 +2,9 @@
 // worker, pinned to it, that runs that worker's participant (Lowenthal, Freeh &
 // Andrews §2: "a server thread on each processor"). Steps 2, 3 and 5 of
 // region.cpp's protocol, on the server's side.
+#include "core/dispatch.hpp"
 #include "core/runtime.hpp"
-#include "core/spawn.hpp"
+#include "core/thread.hpp"
 #include "core/ult.hpp"
 #include "fil/region.hpp"
 

@@ -7,10 +7,10 @@
 
 #include <sched.h>
 
+#include "base/asymmetric_fence.hpp"
 #include "core/sleep/stages.hpp"
 #include "fil/fork_join.hpp"
 #include "fil/region.hpp"
-#include "sync/asymmetric_fence.hpp"
 
 namespace weft::detail::fil {
 

@@ -2,6 +2,7 @@
 // (stats.hpp).
 #include <cerrno>
 
+#include "core/dispatch.hpp"
 #include "core/runtime.hpp"
 #include "core/tunables.hpp"
 #include "fil/stats.hpp"

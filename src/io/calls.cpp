@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/runtime.hpp"
+#include "core/dispatch.hpp"
 #include "core/wait.hpp"
 #include "io/fd_wait.hpp"
 #include "io/interrupt.hpp"

@@ -13,9 +13,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/primitives.hpp"
 #include "core/outside.hpp"
 #include "core/wait.hpp"
-#include "sync/primitives.hpp"
 #include "sync/wait_list.hpp"
 #include "weft/weft.h"
 

@@ -2,8 +2,8 @@
 
 #include <cerrno>
 
+#include "base/primitives.hpp"
 #include "core/wait.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail::io {
 

@@ -13,7 +13,7 @@
 #include <ctime>
 #include <vector>
 
-#include "core/runtime.hpp"
+#include "core/dispatch.hpp"
 #include "core/wait.hpp"
 #include "io/fd_wait.hpp"
 #include "io/interrupt.hpp"

@@ -8,13 +8,13 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/primitives.hpp"
 #include "core/futex.hpp"
 #include "core/outside.hpp"
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
 #include "io/kernel_thread.hpp"
 #include "io/thread_errno.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail::io {
 

@@ -8,10 +8,12 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/primitives.hpp"
+#include "core/dispatch.hpp"
+#include "core/preempt.hpp"
 #include "core/runtime.hpp"
 #include "core/stats.hpp"
 #include "core/tunables.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail {
 

@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <new>
 
-#include "core/runtime.hpp"
 #include "core/ult.hpp"
 #include "core/wait.hpp"
 #include "net/port.hpp"

@@ -16,10 +16,10 @@
 #include <new>
 #include <vector>
 
+#include "base/primitives.hpp"
 #include "net/peer_wait.hpp"
 #include "net/port.hpp"
 #include "net/rpc.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail::net {
 namespace {

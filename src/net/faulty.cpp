@@ -35,13 +35,13 @@
 #include <random>
 #include <vector>
 
+#include "base/primitives.hpp"
 #include "core/env.hpp"
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
 #include "net/protocol.hpp"
 #include "net/transport.hpp"
 #include "net/wire.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail::net {
 namespace {

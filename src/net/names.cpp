@@ -22,7 +22,6 @@
 #include <string_view>
 #include <vector>
 
-#include "core/runtime.hpp"
 #include "core/wait.hpp"
 #include "net/port.hpp"
 #include "net/rpc.hpp"

@@ -31,10 +31,10 @@
 #include <new>
 
 #include "core/progress.hpp"
-#include "core/runtime.hpp"
 #include "core/tunables.hpp"
 #include "core/ult.hpp"
 #include "core/wait.hpp"
+#include "core/worker.hpp"
 #include "sync/wait_list.hpp"
 
 namespace weft::detail::net {

@@ -23,9 +23,9 @@
 #include <utility>
 #include <vector>
 
+#include "base/primitives.hpp"
 #include "net/message.hpp"
 #include "net/transport.hpp"
-#include "sync/primitives.hpp"
 #include "weft/weft.h"
 
 namespace weft::detail::net {

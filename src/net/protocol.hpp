@@ -90,12 +90,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/primitives.hpp"
 #include "core/wait.hpp"
 #include "net/link.hpp"
 #include "net/message.hpp"
 #include "net/transport.hpp"
 #include "net/wire.hpp"
-#include "sync/primitives.hpp"
 #include "sync/wait_list.hpp"
 
 namespace weft::detail::net {

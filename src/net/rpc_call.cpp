@@ -15,13 +15,12 @@
 #include <mutex>
 #include <new>
 
-#include "core/runtime.hpp"
+#include "base/primitives.hpp"
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
 #include "net/peer_wait.hpp"
 #include "net/port.hpp"
 #include "net/rpc.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail::net {
 namespace {

@@ -22,10 +22,10 @@
 #include <string>
 #include <vector>
 
+#include "base/primitives.hpp"
 #include "core/tunables.hpp"
 #include "net/port.hpp"
 #include "net/rpc.hpp"
-#include "sync/primitives.hpp"
 
 struct weft_rpc_reply_s {
     weft::detail::net::byte_buffer* buf;

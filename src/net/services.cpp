@@ -9,10 +9,10 @@
 // ports of its own node in the same order.
 #include <cerrno>
 
+#include "base/primitives.hpp"
 #include "core/tunables.hpp"
 #include "net/port.hpp"
 #include "net/rpc.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail::net {
 namespace {

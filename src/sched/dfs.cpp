@@ -94,11 +94,11 @@
 #include <memory>
 #include <vector>
 
+#include "base/primitives.hpp"
 #include "core/tunables.hpp"
 #include "core/ult.hpp"
 #include "sched/dfs_order.hpp"
 #include "sched/policy.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail {
 namespace {

@@ -37,8 +37,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "base/primitives.hpp"
 #include "core/ult.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail {
 

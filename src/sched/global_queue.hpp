@@ -13,8 +13,8 @@
 // the design notes", "core.md: what the hot path's choices are worth").
 #pragma once
 
+#include "base/primitives.hpp"
 #include "core/ult.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail {
 

@@ -105,6 +105,7 @@
 #include <utility>
 
 #include "core/clock.hpp"
+#include "core/dispatch.hpp"
 #include "core/runtime.hpp"
 #include "core/tunables.hpp"
 #include "core/ult.hpp"

@@ -57,7 +57,7 @@
 #include <cstdlib>
 #include <new>
 
-#include "sync/primitives.hpp"
+#include "base/primitives.hpp"
 
 namespace weft::detail {
 

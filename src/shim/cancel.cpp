@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "core/dispatch.hpp"
 #include "core/handle.hpp"
 #include "core/runtime.hpp"
 #include "core/thread.hpp"

@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/dispatch.hpp"
 #include "core/runtime.hpp"
 #include "shim/kernel_threads.hpp"
 #include "shim/shim.hpp"

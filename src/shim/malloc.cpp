@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/dispatch.hpp"
 #include "core/runtime.hpp"
 #include "core/stats.hpp"
 #include "core/worker.hpp"

@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
+#include "base/primitives.hpp"
 #include "core/ult.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::shim {
 

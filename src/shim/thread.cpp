@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "arch/stack.hpp"
+#include "core/dispatch.hpp"
 #include "core/runtime.hpp"
 #include "core/thread_pointer.hpp"
 #include "core/ult.hpp"

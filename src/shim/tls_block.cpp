@@ -39,13 +39,14 @@
 #include <cstring>
 
 #include "arch/thread_pointer.hpp"
+#include "base/primitives.hpp"
+#include "core/dispatch.hpp"
 #include "core/env.hpp"
 #include "core/runtime.hpp"
 #include "core/thread_pointer.hpp"
 #include "core/ult.hpp"
 #include "core/worker.hpp"
 #include "shim/shim.hpp"
-#include "sync/primitives.hpp"
 
 // glibc: points the calling thread's ctype TLS (__ctype_b_loc and the
 // others) at the current locale's tables; each new thread calls it first.

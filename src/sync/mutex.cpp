@@ -32,6 +32,7 @@
 #include <cerrno>
 
 #include "core/clock.hpp"
+#include "core/dispatch.hpp"
 #include "core/outside.hpp"
 #include "core/runtime.hpp"
 #include "core/tunables.hpp"

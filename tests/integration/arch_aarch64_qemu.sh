@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks the AArch64 context switch for real: cross-compiles a self-contained
 # checker against src/arch (switch_aarch64_aapcs_elf_gas.S, context_asm.cpp,
-# stack.cpp, overflow.cpp, and the spinlock's census in src/sync) and runs it under qemu-user (-cpu max), at -O0 and
+# stack.cpp, overflow.cpp, and the spinlock's census in src/base) and runs it under qemu-user (-cpu max), at -O0 and
 # -O2, and once more with branch protection (-mbranch-protection=standard).
 #
 # Needs: g++-aarch64-linux-gnu and qemu-user (Debian/Ubuntu:
@@ -314,8 +314,8 @@ sources=(
     "$src/src/arch/context_asm.cpp"
     "$src/src/arch/stack.cpp"
     "$src/src/arch/overflow.cpp"
-    "$src/src/sync/fork_gate.cpp"
-    "$src/src/sync/asymmetric_fence.cpp"
+    "$src/src/base/fork_gate.cpp"
+    "$src/src/base/asymmetric_fence.cpp"
     "$src/src/arch/aarch64/switch_aarch64_aapcs_elf_gas.S"
 )
 

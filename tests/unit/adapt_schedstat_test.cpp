@@ -18,8 +18,8 @@
 
 #include "adapt/schedstat.hpp"
 #include "core/outside.hpp"
-#include "core/runtime.hpp"
 #include "core/tunables.hpp"
+#include "core/worker.hpp"
 #include "support/weft_test.hpp"
 #include "weft/weft.h"
 

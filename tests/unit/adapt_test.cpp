@@ -14,6 +14,7 @@
 
 #include "adapt/budget.hpp"
 #include "adapt/controller.hpp"
+#include "core/dispatch.hpp"
 #include "core/runtime.hpp"
 #include "support/fil_fib.hpp"
 #include "support/scripted_probe.hpp"

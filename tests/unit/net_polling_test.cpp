@@ -12,10 +12,10 @@
 #include <functional>
 #include <vector>
 
+#include "base/primitives.hpp"
 #include "core/progress.hpp"
 #include "net/port.hpp"
 #include "support/net_test.hpp"
-#include "sync/primitives.hpp"
 
 namespace {
 

@@ -16,8 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "core/dispatch.hpp"
 #include "core/runtime.hpp"
-#include "core/spawn.hpp"
+#include "core/thread.hpp"
 #include "core/ult.hpp"
 #include "core/wait.hpp"
 #include "support/weft_test.hpp"

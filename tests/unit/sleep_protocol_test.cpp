@@ -12,12 +12,12 @@
 #include <thread>
 #include <vector>
 
+#include "base/asymmetric_fence.hpp"
 #include "core/futex.hpp"
 #include "core/sleep/backoff.hpp"
 #include "core/sleep/stages.hpp"
 #include "core/tunables.hpp"
 #include "support/weft_test.hpp"
-#include "sync/asymmetric_fence.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 // numbered steps with their fences, why each stage exists, the proof sketch that
 // no wake-up is lost, and which waiters use this and how each blocks.
 //
-// This header needs only the standard library and sync/primitives.hpp, so that
+// This header needs only the standard library and base/primitives.hpp, so that
 // the coarse-grain baselines of apps/, which run on std::threads and know nothing
 // of workers, wait with it too (apps/coarse.hpp). Each waiter's constants are
 // put together in stages.hpp, from core/tunables.hpp.
@@ -14,8 +14,8 @@
 #include <cstdint>
 #include <thread>
 
+#include "base/primitives.hpp"
 #include "core/clock.hpp"
-#include "sync/primitives.hpp"
 
 namespace weft::detail::sleep {
 
@@ -103,7 +103,7 @@ private:
 //   1. announce(): make itself visible to wakers (a seq_cst read-modify-write
 //      of a sleepers count, and a flag or a place in a set that a waker claims);
 //   2. fence(): the sleeper's full fence (heavy_fence(), the expensive side of
-//      sync/asymmetric_fence.hpp, against the wakers' light_fence());
+//      base/asymmetric_fence.hpp, against the wakers' light_fence());
 //   3. recheck(): look once more for what it waits for; true if found;
 //   4. if not found, block(): return only once a waker has claimed it (or at a
 //      deadline the waiter set itself);

@@ -1,4 +1,4 @@
-#include "sync/asymmetric_fence.hpp"
+#include "base/asymmetric_fence.hpp"
 
 #include <linux/membarrier.h>
 #include <sys/syscall.h>

@@ -1,4 +1,4 @@
-#include "sync/fork_gate.hpp"
+#include "base/fork_gate.hpp"
 
 #include <sched.h>
 

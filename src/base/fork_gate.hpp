@@ -7,13 +7,13 @@
 // handler unlocking the mutex its prepare handler locked, while other threads
 // were queueing on it) spins forever. The thread preparing the fork closes the
 // gate, so that no other thread takes a first spinlock, then waits until each
-// census (sync/primitives.hpp) counts none: the critical sections in flight
+// census (base/primitives.hpp) counts none: the critical sections in flight
 // finish, none starts, and the copy is whole. Critical sections are short and
 // never block, so the wait is short; a thread that meets the closed gate waits
 // for it to open (fork_parent, fork_child) holding nothing.
 #pragma once
 
-#include "sync/primitives.hpp"
+#include "base/primitives.hpp"
 
 namespace weft::detail {
 

@@ -7,7 +7,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "sync/asymmetric_fence.hpp"
+#include "base/asymmetric_fence.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -35,7 +35,7 @@ inline void cpu_relax() {
 }
 
 // The spinlock census: how many spinlocks each kernel thread holds, so that
-// fork() can copy the process at a moment when none is held (sync/fork_gate.hpp).
+// fork() can copy the process at a moment when none is held (base/fork_gate.hpp).
 // A spinlock held by another kernel thread when the process is copied would
 // stay held in the child, where that thread does not exist: the child's first
 // use of the object (a pthread_atfork child handler unlocking a mutex) would
