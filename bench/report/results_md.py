@@ -44,7 +44,7 @@ sys.dont_write_bytecode = True  # leave no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from make_report import fmt_num, fmt_seconds, group, is_number, load  # noqa: E402
 
-# `weft-bench list` prints the experiments sorted by name (bench/harness.cpp, experiments()).
+# `weft-bench list` prints the experiments sorted by name (bench/harness/experiment.cpp, experiments()).
 BEGIN = re.compile(r"^<!-- generated: ([a-z0-9_]+) -->\s*$")
 END = "<!-- end generated -->"
 
