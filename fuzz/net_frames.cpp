@@ -55,6 +55,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/tunables.hpp"
 #include "net/link.hpp"
 #include "net/protocol.hpp"
 #include "net/transport.hpp"
@@ -319,8 +320,8 @@ public:
             limit_[i] = limits[i];
         }
         rx_.port = ports_[0];
-        // Up to past the window (kWindowMsgs), so that node 0 must wait for credit.
-        std::size_t sends = in_.ConsumeIntegralInRange<std::size_t>(0, kWindowMsgs + 8);
+        // Up to past the window (weft::detail::tun::net_window_msgs), so that node 0 must wait for credit.
+        std::size_t sends = in_.ConsumeIntegralInRange<std::size_t>(0, weft::detail::tun::net_window_msgs + 8);
         std::vector<std::size_t> lens;
         for (std::size_t i = 0; i < std::min<std::size_t>(sends, 8); ++i) lens.push_back(pick_len());
         for (std::size_t i = 0; i < sends; ++i) tx_.lens.push_back(lens[i % lens.size()]);
@@ -367,7 +368,7 @@ private:
         case 3: send_malformed(); break;
         case 4: try_receive(); break;
         case 5: answer_probes(in_.ConsumeBool() ? 0 : ENOENT); break;
-        case 6: return_credit(in_.ConsumeIntegralInRange<std::uint64_t>(0, kWindowMsgs)); break;
+        case 6: return_credit(in_.ConsumeIntegralInRange<std::uint64_t>(0, weft::detail::tun::net_window_msgs)); break;
         case 7: send_deferred_bulks(in_.ConsumeIntegralInRange<std::size_t>(0, 2)); break;
         case 8: weft_thread_yield(); break;  // the workers' progress catches up
         default: send_control(); break;
@@ -435,8 +436,8 @@ private:
         case frame_kind::credit:  // more than node 0 used, maybe: it keeps at most its window
             h.arg0 = in_.ConsumeIntegralInRange<std::uint64_t>(0, kWireMaxCreditMsgs);
             h.arg1 = in_.ConsumeIntegralInRange<std::uint64_t>(0, kWireMaxPayload);
-            cred_msgs_ += std::min(h.arg0, kWindowMsgs);
-            cred_bytes_ += std::min(h.arg1, kWindowBytes);
+            cred_msgs_ += std::min(h.arg0, weft::detail::tun::net_window_msgs);
+            cred_bytes_ += std::min(h.arg1, weft::detail::tun::net_window_bytes);
             break;
         case frame_kind::credit_request: break;
         case frame_kind::probe: {
@@ -673,7 +674,7 @@ private:
         if (cred_msgs_ == 0 || cred_bytes_ < charge_of(h.len))
             broken("node 0 sent tag %d with %llu messages' and %llu bytes' credit left (its window is %llu, %llu)",
                    h.tag, (unsigned long long)cred_msgs_, (unsigned long long)cred_bytes_,
-                   (unsigned long long)kWindowMsgs, (unsigned long long)kWindowBytes);
+                   (unsigned long long)weft::detail::tun::net_window_msgs, (unsigned long long)weft::detail::tun::net_window_bytes);
         cred_msgs_ -= 1;
         cred_bytes_ -= charge_of(h.len);
         used_msgs_ += 1;
@@ -792,7 +793,7 @@ private:
     // The peer's account of node 0's credit: at most the window plus what
     // each credit frame gave (at most a window each: node 0 keeps no more),
     // less its data frames; and of its own frames (owed, returned).
-    std::uint64_t cred_msgs_ = kWindowMsgs, cred_bytes_ = kWindowBytes;
+    std::uint64_t cred_msgs_ = weft::detail::tun::net_window_msgs, cred_bytes_ = weft::detail::tun::net_window_bytes;
     std::uint64_t used_msgs_ = 0, used_bytes_ = 0;
     std::uint64_t owed_msgs_ = 0, owed_bytes_ = 0, returned_msgs_ = 0, returned_bytes_ = 0;
     receiver_state rx_;
