@@ -17,20 +17,13 @@ const void* self_identity() {
 }  // namespace
 
 void wait_at_fork_gate() {
-    const void* self = self_identity();
-    for (;;) {
-        const void* gate = g_fork_gate.load(memory_order_acquire);
-        if (gate == nullptr || gate == self) return;
-        // Uncount the lock not yet taken, so the forker can proceed; wait; count again.
-        spin_census_leave();
-        while (g_fork_gate.load(memory_order_acquire) != nullptr) sched_yield();
-        if (spin_census* c = t_spin_census; c != nullptr) {
-            c->held.store(c->held.load(memory_order_relaxed) + 1, memory_order_relaxed);
-            light_fence();
-        } else if (t_outside_held++ == 0) {
-            g_outside_holding.fetch_add(1, memory_order_seq_cst);
-        }
-    }
+    const void* gate = g_fork_gate.load(memory_order_acquire);
+    if (gate == nullptr || gate == self_identity()) return;
+    // Uncount the lock not yet taken, so the forker can proceed; wait; count
+    // it again (which meets the gate again if another fork closed it).
+    spin_census_leave();
+    while (g_fork_gate.load(memory_order_acquire) != nullptr) sched_yield();
+    spin_census_enter();
 }
 
 void close_fork_gate() {
