@@ -50,6 +50,11 @@ struct micro_op {
     bool kernel = false;   // uses kernel threads: sized by --kernel-iters, not --iters
     bool hosted = false;   // must run on a dedicated kernel thread pinned to the CPU
     int order = 0;         // position in tables and in each round
+    // The id of the operation this one is judged against by a paired ratio:
+    // in each round both run back to back, alternating which goes first, and
+    // the figure of record is the median over rounds of this one's ns over
+    // that one's (micro.cpp, "paired ratios"). Empty: no pairing.
+    std::string paired_with{};
     // Performs the operation `iters` times (the protocol decides how many
     // operations that is, reported in op_result::ops). `cpu` is the CPU the
     // measurement is pinned to.

@@ -43,6 +43,7 @@ struct register_shim_ops {
                               .family = "shim",
                               .unit = "create+join",
                               .order = 0,
+                              .paired_with = "create_join",
                               .run = &shim_create_join}};
     }
 } const shim_ops;
