@@ -120,26 +120,37 @@ bool layout_matches() {
 // for every thread of a process: code compiled with -fstack-protector and
 // longjmp's pointer demangling read them through the thread pointer), the
 // CET state, and a tid of its own.
-void fill_tcb(void* tp, std::int32_t tid) {
-    void* cur = arch::thread_pointer();
-    field<void*>(tp, off_tcb) = tp;
-    field<void*>(tp, off_self) = tp;
+// The fields a thread may leave changed behind it, set again for each thread
+// of a block: "there are threads", the cancellation state and the list entry.
+void refill_tcb(void* tp) {
     field<std::int32_t>(tp, off_multiple_threads) = 1;
-    field<std::uintptr_t>(tp, off_stack_guard) = field<std::uintptr_t>(cur, off_stack_guard);
-    field<std::uintptr_t>(tp, off_pointer_guard) = field<std::uintptr_t>(cur, off_pointer_guard);
-    field<std::uint32_t>(tp, off_feature_1) = field<std::uint32_t>(cur, off_feature_1);
-    field<std::int32_t>(tp, g_off_tid) = tid;
     field<std::int32_t>(tp, g_off_cancelhandling) = 0;  // as glibc's get_cached_stack
     // An empty list entry (pointing to itself): a fork() in this thread makes
     // glibc's child take THREAD_SELF off its list of threads and put it back.
     void** list = &field<void*>(tp, g_off_list);
     list[0] = list;
     list[1] = list;
+}
+
+// A new block's whole header. Its other fields keep their values for the
+// life of the block, so a reused block takes refill_tcb only: glibc writes
+// the self pointers, canary, pointer guard and CET state of a TCB only when it
+// makes a thread (which the shim does), the kernel writes rseq areas it was
+// given only, and the tid is set as the thread starts (start_in_block).
+void fill_tcb(void* tp, std::int32_t tid) {
+    void* cur = arch::thread_pointer();
+    field<void*>(tp, off_tcb) = tp;
+    field<void*>(tp, off_self) = tp;
+    field<std::uintptr_t>(tp, off_stack_guard) = field<std::uintptr_t>(cur, off_stack_guard);
+    field<std::uintptr_t>(tp, off_pointer_guard) = field<std::uintptr_t>(cur, off_pointer_guard);
+    field<std::uint32_t>(tp, off_feature_1) = field<std::uint32_t>(cur, off_feature_1);
+    field<std::int32_t>(tp, g_off_tid) = tid;
     // The kernel fills the rseq area of each kernel thread's own TCB only:
     // "registration failed" (-2) in cpu_id makes sched_getcpu ask the kernel
     // instead of reading a CPU number nobody updates.
     if (g_rseq_size != nullptr && *g_rseq_size != 0)
         field<std::int32_t>(tp, static_cast<std::size_t>(*g_rseq_offset) + 4) = -2;
+    refill_tcb(tp);
 }
 
 // Blocks of ended threads, linked through their first padding word.
@@ -266,18 +277,20 @@ void* new_block(std::int32_t tid) {
     if (tp == nullptr) {
         tp = g_allocate(nullptr);
         if (tp == nullptr) return nullptr;
+        fill_tcb(tp, tid);
     } else {
         // The TCB is not zeroed (2,304 bytes here): the fields glibc's code
         // writes while a thread runs glibc's functions (the dynamic loader's
         // scope flag, the cancellation type around a system call, the cleanup
         // list of its internal regions) are restored by that code before it
         // returns, and the rest are written only by glibc's own thread
-        // functions, which the shim replaces; fill_tcb sets the header again.
+        // functions, which the shim replaces; refill_tcb sets the fields a
+        // thread can change again.
         void* tcache = g_tcache_slot != 0 ? field<void*>(tp, g_tcache_slot) : nullptr;
         copy_static_tls(tp);
         if (g_tcache_slot != 0) field<void*>(tp, g_tcache_slot) = tcache;
+        refill_tcb(tp);
     }
-    fill_tcb(tp, tid);
     return tp;
 }
 
