@@ -7,6 +7,9 @@
 //   (b) under libweft-pthread (LD_PRELOAD) with each --sched,
 //   (c) beside the weft-native version of the same algorithm
 //       (apps/matmul/matmul.hpp with weft threads, in a child of this tool),
+//   (d) serially (every pthread_create a plain call), without the shim: the
+//       ceiling of the glibc / shim target is glibc's time over the serial
+//       time divided among the CPUs,
 // and a coarse program (bench/plain_pthreads/coarse.c: a thread per worker, fixed
 // row blocks) on glibc's threads and under the shim. Every run is a child
 // process of its own, so that its peak RSS (wait4's ru_maxrss) is its own.
@@ -157,7 +160,9 @@ struct version {
     std::string kind;     // glibc, shim, native
     std::string sched;    // "kernel" for glibc's threads
     std::vector<run_result> runs{};
-    std::string label() const { return program + " " + kind + (kind == "glibc" ? "" : " " + sched); }
+    std::string label() const {
+        return program + " " + kind + (kind == "glibc" || kind == "serial" ? "" : " " + sched);
+    }
 };
 
 int run(context& ctx) {
@@ -185,6 +190,9 @@ int run(context& ctx) {
 
     std::vector<version> vs;
     vs.push_back({"dcmm", "glibc", "kernel"});
+    // The same binary with plain calls for pthread_create, on one CPU and no
+    // shim: the time the ceiling below divides among the CPUs.
+    vs.push_back({"dcmm", "serial", "none"});
     for (auto const& s : o.list("sched")) vs.push_back({"dcmm", "shim", s});
     for (auto const& s : o.list("sched")) vs.push_back({"dcmm", "native", s});
     vs.push_back({"coarse", "glibc", "kernel"});
@@ -202,6 +210,7 @@ int run(context& ctx) {
                 self, {self, "shim", "--native-child", "--n", ns, "--leaf", ls, "--workers", ws, "--sched", v.sched},
                 env, v.label());
         bool const shim = v.kind == "shim";
+        if (v.kind == "serial") return run_child(WEFT_SHIM_DCMM, {WEFT_SHIM_DCMM, ns, ls, "serial"}, env, v.label());
         if (v.program == "dcmm") return run_child(WEFT_SHIM_DCMM, {WEFT_SHIM_DCMM, ns, ls}, env, v.label(), shim);
         return run_child(WEFT_SHIM_COARSE, {WEFT_SHIM_COARSE, ns, ls, ws}, env, v.label(), shim);
     };
@@ -284,6 +293,20 @@ int run(context& ctx) {
     version const* shim_dfs = find("dcmm", "shim", "dfs");
     if (shim_ws != nullptr) {
         target("dcmm_glibc_time_over_shim_ws", median_of_ratios(times(*glibc), times(*shim_ws)), 10, true);
+        // The most any threads package can reach at this grain on this
+        // machine: glibc's time over the serial program's divided among the
+        // CPUs (a perfect speedup, nothing spent on threads), the median over
+        // rounds of that within a round. Below the bound, the target is out
+        // of reach here whatever the shim costs.
+        std::vector<double> serial_per_cpu = times(*find("dcmm", "serial", ""));
+        for (double& x : serial_per_cpu) x /= workers;
+        double const ceiling = median_of_ratios(times(*glibc), serial_per_cpu);
+        json_object rec = ctx.record();
+        rec.add("ceiling", "dcmm_glibc_time_over_shim_ws").add("value", ceiling).add("bound", 10);
+        rec.add("reachable", ceiling >= 10).add("cpus", workers);
+        ctx.emit(rec);
+        tt.add_row({"  its ceiling here: glibc / (serial / " + std::to_string(workers) + " CPUs)", fmt(ceiling, 3),
+                    ">= " + fmt(10, 2), ceiling >= 10 ? "reachable" : "out of reach"});
         target("dcmm_shim_ws_time_over_native_ws", median_of_ratios(times(*shim_ws), times(*native_ws)), 1.1, false);
     }
     if (shim_dfs != nullptr) {
@@ -300,16 +323,19 @@ int run(context& ctx) {
 registrar const reg{experiment{
     .name = "shim",
     .description = "one unmodified Pthreads program (thread per recursive call) on glibc, under the shim, and native",
-    .details = "bench/plain_pthreads/dcmm.c, Narlikar & Blelloch's divide-and-conquer matrix multiply with a pthread_create\n"
-               "per recursive call, compiled once as a plain Pthreads program, runs on glibc's threads, under\n"
-               "libweft-pthread (LD_PRELOAD) with each --sched, and beside the weft-native version of the same\n"
-               "algorithm; bench/plain_pthreads/coarse.c (a thread per worker, fixed row blocks) runs on glibc's threads\n"
-               "and under the shim. Every run is a process of its own: time (the multiply, timed by the program),\n"
-               "peak RSS (wait4), peak heap and most threads live (weft's statistics under the shim: the shim's\n"
-               "malloc count of the whole heap, against the program's serial run under the shim; the program's\n"
-               "count of its temporaries on glibc, weft_malloc's for native, against the serial recursion's).\n"
-               "Rounds are interleaved; target ratios are medians of ratios within a round. See docs/bench.md\n"
-               "and docs/shim.md.",
+    .details =
+        "bench/plain_pthreads/dcmm.c, Narlikar & Blelloch's divide-and-conquer matrix multiply with a pthread_create\n"
+        "per recursive call, compiled once as a plain Pthreads program, runs on glibc's threads, under\n"
+        "libweft-pthread (LD_PRELOAD) with each --sched, and beside the weft-native version of the same\n"
+        "algorithm; bench/plain_pthreads/coarse.c (a thread per worker, fixed row blocks) runs on glibc's threads\n"
+        "and under the shim; dcmm.c also serially (plain calls, no shim) for the glibc / shim ws target's\n"
+        "ceiling here, glibc's time / (serial time / CPUs). Every run is a process of its own: time (the multiply, "
+        "timed by the program),\n"
+        "peak RSS (wait4), peak heap and most threads live (weft's statistics under the shim: the shim's\n"
+        "malloc count of the whole heap, against the program's serial run under the shim; the program's\n"
+        "count of its temporaries on glibc, weft_malloc's for native, against the serial recursion's).\n"
+        "Rounds are interleaved; target ratios are medians of ratios within a round. See docs/bench.md\n"
+        "and docs/shim.md.",
     .options = {{.name = "n",
                  .kind = opt_kind::integer,
                  .metavar = "N",

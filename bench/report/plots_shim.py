@@ -7,7 +7,7 @@ import os
 
 from make_report import plot
 
-COLOURS = {"glibc": "#c0392b", "shim": "#27ae60", "native": "#1b6ca8"}
+COLOURS = {"glibc": "#c0392b", "shim": "#27ae60", "native": "#1b6ca8", "serial": "#444444"}
 
 
 @plot("shim")
@@ -15,7 +15,7 @@ def plot_shim(records, outdir, plt):
     rows = [r for r in records if "program" in r and "time_s" in r]
     if not rows:
         return []
-    labels = [f"{r['program']}\n{r['version']}" + ("" if r["version"] == "glibc" else f"\n{r['sched']}") for r in rows]
+    labels = [f"{r['program']}\n{r['version']}" + ("" if r["version"] in ("glibc", "serial") else f"\n{r['sched']}") for r in rows]
     colours = [COLOURS.get(r["version"], "#7f8c8d") for r in rows]
     fig, (ax_t, ax_h) = plt.subplots(1, 2, figsize=(12, 4.8), dpi=110)
     ax_t.bar(range(len(rows)), [r["time_s"] for r in rows], color=colours)

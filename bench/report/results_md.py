@@ -160,6 +160,10 @@ def recorded_targets(recs):
             why = r.get("reason") or r.get("why") or ("no value" if r.get("value") is None else "")
             out.append(target(name, r.get("value"), r.get("bound"), r.get("met"),
                               r.get("bound_kind") or r.get("compare") or bound_side(r), note=why))
+        elif isinstance(r.get("ceiling"), str):  # shim: the most a target can reach on this machine
+            out.append(target(f"`{r['ceiling']}`: its ceiling here, glibc / (serial / {r.get('cpus', '?')} CPUs)",
+                              r.get("value"), r.get("bound"), None, "at_least",
+                              note="reachable" if r.get("reachable") else "out of reach"))
         elif t is True and "target_speed_ratio" in r:  # oversub
             top, base = r.get("workers"), r.get("base_workers")
             out.append(target(f"speed on {top} workers over {base}, yield on", r.get("speed_ratio_yield_on"),
@@ -343,7 +347,7 @@ def matmul_targets(recs):
 
 def shim_tables(recs):
     rows = []
-    runs = [r for r in recs if "target" not in r]
+    runs = [r for r in recs if "target" not in r and "ceiling" not in r]
     for r in runs:
         g = one(runs, program=r.get("program"), version="glibc")
         rows.append([r.get("program"), r.get("version"), r.get("sched"), seconds(r.get("time_s")),
@@ -351,7 +355,8 @@ def shim_tables(recs):
                      times(r["peak_heap_bytes"] / r["serial_heap_bytes"]) if r.get("serial_heap_bytes") else DASH,
                      mib(r.get("peak_rss_bytes")), count(r.get("max_live_threads"))])
     caption = (f"n = {runs[0].get('n', '?')}; `glibc` is the program on glibc's threads, `shim` the same binary "
-               "under libweft-pthread, `native` the program written against weft's API; glibc / this is the ratio "
+               "under libweft-pthread, `native` the program written against weft's API, `serial` the same binary "
+               "with plain calls for `pthread_create` on one CPU; glibc / this is the ratio "
                "of the medians (the targets take the median of the rounds' ratios).") if runs else None
     head = ["program", "version", "sched", "time", "glibc / this", "peak heap / serial", "peak RSS",
             "most threads live"]
