@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <new>
 
+#include "core/own_allocation.hpp"
+
 namespace weft::detail {
 
 namespace {
@@ -25,6 +27,7 @@ handle_table::~handle_table() {
     // A run of 2^40 generations through one runtime's slots would need years
     // of runtimes: start over rather than overflow.
     g_next_first_generation = top < handle_generation_max ? top + 1 : 1;
+    own_allocation own;  // chunks are the runtime's, not the program's heap
     for (auto& c : chunks_) delete[] c.load(memory_order_relaxed);
 }
 
@@ -66,7 +69,11 @@ bool handle_table::refill(handle_cache* cache, std::uint32_t n) {
             if (carved_ > handle_index_mask) break;  // every index is in use
             i = carved_;
             if ((i & (chunk_slots - 1)) == 0) {
-                auto* fresh = new (std::nothrow) handle_slot[chunk_slots];
+                handle_slot* fresh;
+                {
+                    own_allocation own;  // not the program's heap
+                    fresh = new (std::nothrow) handle_slot[chunk_slots];
+                }
                 if (fresh == nullptr) break;
                 for (std::uint32_t j = 0; j < chunk_slots; ++j)
                     fresh[j].word.store(slot_word(first_generation_, slot_free), memory_order_relaxed);

@@ -10,6 +10,7 @@
 
 #include "base/primitives.hpp"
 #include "core/dispatch.hpp"
+#include "core/own_allocation.hpp"
 #include "core/preempt.hpp"
 #include "core/runtime.hpp"
 #include "core/stats.hpp"
@@ -46,9 +47,9 @@ struct alignas(64) heap_slot {
 heap_slot g_slots[tun::max_workers];
 // Slots that may be non-zero: the most workers any runtime of this process had.
 atomic<int> g_slots_used{0};
-alignas(64) atomic<std::int64_t> g_external{0};     // external kernel threads, no runtime
+alignas(64) atomic<std::int64_t> g_external{0};  // external kernel threads, no runtime
 atomic<std::uint64_t> g_external_peak{0};
-atomic<std::uint64_t> g_peak_base{0};               // the sum at the last weft_stats_reset
+atomic<std::uint64_t> g_peak_base{0};  // the sum at the last weft_stats_reset
 // weft_stats_reset zeroes the workers' switch counts, which the quota windows
 // use as epochs: without this, a window opened at count n before the reset
 // would look current at count n after it. Bumped by every reset.
@@ -103,9 +104,12 @@ worker* charge_quota(worker* w, std::size_t bytes) {
     heap_slot& s = window(w);
     ult* self = w->current;
     alloc_verdict v = on_alloc(rt->policy_state, w->index, self, bytes, s.window_net, rt->cfg.quota);
-    if (v.dummies != 0) w = await_turn(run_dummies(w, v.dummies), v.dummies);
-    else if (v.preempt) w = preempt(w);
-    else return w;
+    if (v.dummies != 0)
+        w = await_turn(run_dummies(w, v.dummies), v.dummies);
+    else if (v.preempt)
+        w = preempt(w);
+    else
+        return w;
     // Rescheduled (or found to be still the leftmost): a fresh quantum, even
     // if no switch happened.
     heap_slot& s2 = slot_of(w);
@@ -128,7 +132,8 @@ void account_alloc(worker* w, std::size_t bytes) {
     std::int64_t total = s.total.load(memory_order_relaxed) + b;
     s.total.store(total, memory_order_relaxed);
     s.window_net += b;
-    if (g_rt->nworkers == 1 || bytes >= tun::heap_sample_step || total - s.sampled_at >= std::int64_t(tun::heap_sample_step)) {
+    if (g_rt->nworkers == 1 || bytes >= tun::heap_sample_step ||
+        total - s.sampled_at >= std::int64_t(tun::heap_sample_step)) {
         s.sampled_at = total;
         raise(s.peak_seen, heap_sum());
     }
@@ -193,9 +198,13 @@ void heap_charge(std::size_t bytes) {
     if (worker* w = current_worker(); w != nullptr && g_rt != nullptr) (void)charge_quota(w, bytes);
 }
 
-void heap_note_alloc(std::size_t bytes) { account_alloc(g_rt != nullptr ? current_worker() : nullptr, bytes); }
+void heap_note_alloc(std::size_t bytes) {
+    if (!in_own_allocation()) account_alloc(g_rt != nullptr ? current_worker() : nullptr, bytes);
+}
 
-void heap_note_free(std::size_t bytes) { account_free(g_rt != nullptr ? current_worker() : nullptr, bytes); }
+void heap_note_free(std::size_t bytes) {
+    if (!in_own_allocation()) account_free(g_rt != nullptr ? current_worker() : nullptr, bytes);
+}
 
 void heap_reset_stats() {
     std::int64_t now = heap_sum();
@@ -268,8 +277,10 @@ WEFT_API void* weft_realloc(void* p, size_t size) {
     }
     void* q = static_cast<char*>(raw) + header_bytes;
     header_of(q)->size = size;
-    if (size > h.size) account_alloc(w, size - h.size);
-    else account_free(w, h.size - size);
+    if (size > h.size)
+        account_alloc(w, size - h.size);
+    else
+        account_free(w, h.size - size);
     return q;
 }
 

@@ -45,7 +45,8 @@ namespace weft::detail {
 void heap_charge(std::size_t bytes);
 // heap_note_alloc / heap_note_free: `bytes` now allocated / freed by the
 // caller (a worker's slot, or the shared count off a worker). Never switch;
-// safe from any kernel thread, before the runtime starts and after it.
+// safe from any kernel thread, before the runtime starts and after it. Both
+// skip what the runtime allocates for itself (core/own_allocation.hpp).
 void heap_note_alloc(std::size_t bytes);
 void heap_note_free(std::size_t bytes);
 // heap_source (what the heap figure counts) is declared in core/stats.hpp.

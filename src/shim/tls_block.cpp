@@ -42,6 +42,7 @@
 #include "base/primitives.hpp"
 #include "core/dispatch.hpp"
 #include "core/env.hpp"
+#include "core/own_allocation.hpp"
 #include "core/runtime.hpp"
 #include "core/thread_pointer.hpp"
 #include "core/ult.hpp"
@@ -275,7 +276,13 @@ void* new_block(std::int32_t tid) {
         }
     }
     if (tp == nullptr) {
-        tp = g_allocate(nullptr);
+        {
+            // The runtime's, as glibc's descriptor in a thread's stack mapping
+            // is: not the program's heap (core/own_allocation.hpp). Blocks are
+            // never freed, only reused.
+            detail::own_allocation own;
+            tp = g_allocate(nullptr);
+        }
         if (tp == nullptr) return nullptr;
         fill_tcb(tp, tid);
     } else {
