@@ -6,7 +6,8 @@
  * vector. Three versions:
  *   serial  the rows in order on one thread;
  *   fine    per product, T threads (default 128) created and joined, rows split
- *           equally by count: the scheduler balances the uneven rows;
+ *           equally by count: the scheduler balances the uneven rows; the
+ *           threads create each other as a binary tree (fine_threads);
  *   coarse  a thread per core for the whole run, each with a contiguous range of
  *           rows holding about the same number of nonzeros, a barrier after each
  *           product (as the paper's coarse version).
@@ -129,34 +130,46 @@ static double *run_serial(const struct csr *m, double *v, double *w, long produc
 
 /* ---- fine: T threads per product, equal numbers of rows ---- */
 
-struct fine_arg {
+/* Threads [first, end) of a product's T: thread t multiplies rows
+ * [t R / T, (t + 1) R / T). The thread running a range of more than one
+ * creates a thread for the upper half and goes on with the lower half, so the
+ * T threads are created as a binary tree: each of them multiplies one share,
+ * and no thread creates more than log2 T (docs/design/pthreads-apps.md, "spmv"). */
+struct fine_range {
     const struct csr *m;
     const double *v;
     double *w;
-    size_t first, end;
+    size_t first, end, threads;
 };
 
-static void *fine_rows(void *arg) {
-    struct fine_arg *a = arg;
-    multiply_rows(a->m, a->v, a->w, a->first, a->end);
+static void *fine_threads(void *arg) {
+    struct fine_range *r = arg;
+    pthread_t ids[64]; /* a split per halving: log2 of at most 10,000,000 threads */
+    struct fine_range upper[64];
+    int spawned = 0;
+    while (r->end - r->first > 1) {
+        size_t mid = r->first + (r->end - r->first) / 2;
+        upper[spawned] = (struct fine_range){r->m, r->v, r->w, mid, r->end, r->threads};
+        app_spawn(&ids[spawned], fine_threads, &upper[spawned]);
+        ++spawned;
+        r->end = mid;
+    }
+    size_t rows = r->m->rows, t = r->first;
+    multiply_rows(r->m, r->v, r->w, t * rows / r->threads, (t + 1) * rows / r->threads);
+    while (spawned > 0) app_join(ids[--spawned]);
     return NULL;
 }
 
 static double *run_fine(const struct csr *m, double *v, double *w, long products, size_t threads) {
-    pthread_t *ids = app_alloc(threads * sizeof *ids);
-    struct fine_arg *args = app_alloc(threads * sizeof *args);
     for (long k = 0; k < products; ++k) {
-        for (size_t t = 0; t < threads; ++t) {
-            args[t] = (struct fine_arg){m, v, w, t * m->rows / threads, (t + 1) * m->rows / threads};
-            app_spawn(&ids[t], fine_rows, &args[t]);
-        }
-        for (size_t t = 0; t < threads; ++t) app_join(ids[t]);
+        struct fine_range all = {m, v, w, 0, threads, threads};
+        pthread_t root;
+        app_spawn(&root, fine_threads, &all);
+        app_join(root);
         double *tmp = v;
         v = w;
         w = tmp;
     }
-    free(args);
-    free(ids);
     return v;
 }
 
