@@ -113,6 +113,9 @@ std::vector<double> compute_beside_blocked(int workers, int blocked, std::uint64
 
 struct figures {
     double rps = 0, p50 = 0, p99 = 0, rss = 0;
+    // The client's CPU time over the timed rounds' wall time: near 1, the
+    // client (one thread) is what limits the rate, not the server.
+    double client_cpu = 0;
 };
 
 figures measure(const server_run& run) {
@@ -125,6 +128,7 @@ figures measure(const server_run& run) {
     }
     f.rps = run.client.seconds > 0 ? double(sorted.size()) / run.client.seconds : 0;
     f.rss = double(std::max(0L, run.client.rss_open - run.rss_before));
+    f.client_cpu = run.client.seconds > 0 ? run.client.cpu_seconds / run.client.seconds : 0;
     return f;
 }
 
@@ -166,7 +170,7 @@ int run(context& ctx) {
         if (n <= 0) die("io: --connections takes positive counts, got '%s'", text.c_str());
         counts.push_back(n);
     }
-    table t({"server", "connections", "requests/s", "p50 us", "p99 us", "rss MiB"}, "ll");
+    table t({"server", "connections", "requests/s", "p50 us", "p99 us", "rss MiB", "client CPU"}, "ll");
     table tt({"target", "what", "median", "range", "bound", ""}, "llrrrl");
     for (int n : counts) {
         std::map<std::string, std::vector<figures>> per_server;  // one per round, rounds interleaved
@@ -183,12 +187,13 @@ int run(context& ctx) {
                 return summarize(v).median;
             };
             double rps = med(&figures::rps), p50 = med(&figures::p50), p99 = med(&figures::p99);
-            double rss = med(&figures::rss);
+            double rss = med(&figures::rss), client_cpu = med(&figures::client_cpu);
             json_object rec = ctx.record();
             rec.add("server", s).add("connections", n).add("requests_per_s", rps).add("p50_us", p50);
-            rec.add("p99_us", p99).add("rss_bytes", static_cast<long>(rss));
+            rec.add("p99_us", p99).add("rss_bytes", static_cast<long>(rss)).add("client_cpu_share", client_cpu);
             ctx.emit(rec);
-            t.add_row({s, std::to_string(n), fmt_sig(rps), fmt_sig(p50), fmt_sig(p99), fmt(rss / 1048576.0, 1)});
+            t.add_row({s, std::to_string(n), fmt_sig(rps), fmt_sig(p50), fmt_sig(p99), fmt(rss / 1048576.0, 1),
+                       fmt(client_cpu, 2)});
         }
         // Paired ratios, a round's weft run against the same round's peer.
         auto ratios = [&](const char* peer, double figures::*m) {

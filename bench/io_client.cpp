@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,6 +29,7 @@ constexpr int connect_batch = 500;
 // and served once ('o'; 'x' when it failed before), then the report.
 struct report_head {
     double seconds;
+    double cpu_seconds;
     std::uint64_t latencies;
     std::uint32_t error_len;
 };
@@ -120,6 +122,14 @@ struct client {
     }
 };
 
+// The calling process's CPU time, user and system.
+double cpu_seconds() {
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    auto sec = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
+    return sec(ru.ru_utime) + sec(ru.ru_stime);
+}
+
 [[noreturn]] void client_main(int out, const sockaddr_in& addr, int n, int requests, std::size_t size) {
     client c(size);
     c.socks.reserve(n);
@@ -136,9 +146,11 @@ struct client {
     }
     std::vector<double> lat;
     lat.reserve(static_cast<std::size_t>(n) * requests);
+    double const cpu_start = cpu_seconds();
     std::uint64_t start = now_ns();
     for (int round = 1; round <= requests && c.error.empty() && ok; ++round) c.round_trip(0, n, round, &lat);
-    report_head h{double(now_ns() - start) / 1e9, lat.size(), static_cast<std::uint32_t>(c.error.size())};
+    report_head h{double(now_ns() - start) / 1e9, cpu_seconds() - cpu_start, lat.size(),
+                  static_cast<std::uint32_t>(c.error.size())};
     ok = ok && write_all(out, &h, sizeof h) && write_all(out, lat.data(), lat.size() * sizeof(double)) &&
          write_all(out, c.error.data(), c.error.size());
     // Exit closes every connection: EOF ends each server thread.
@@ -220,6 +232,7 @@ client_result finish_client(client_process c, ssize_t (*read_fn)(int, void*, std
     ok = ok && read_exact(read_fn, c.from_child, &h, sizeof h);
     if (ok) {
         r.seconds = h.seconds;
+        r.cpu_seconds = h.cpu_seconds;
         r.latencies_us.resize(h.latencies);
         r.error.resize(h.error_len);
         ok = read_exact(read_fn, c.from_child, r.latencies_us.data(), h.latencies * sizeof(double)) &&

@@ -16,6 +16,7 @@ namespace weft::bench::io {
 
 struct client_result {
     double seconds = 0;                // the timed rounds
+    double cpu_seconds = 0;            // the client's CPU time in them (1 CPU busy: cpu_seconds = seconds)
     std::vector<double> latencies_us;  // one per request of the timed rounds
     long rss_open = 0;                 // the server's resident bytes with every connection open and served once
     std::string error;
