@@ -16,6 +16,7 @@
 
 #include "harness.hpp"
 #include "io_echo.hpp"
+#include "io_placement.hpp"
 
 namespace weft::bench::io {
 namespace {
@@ -194,14 +195,41 @@ client_process start_client(const sockaddr_in& addr, int n, int requests, std::s
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
         die("io: socketpair failed: %s", std::strerror(errno));
     std::fflush(nullptr);
+    int const cpu = client_cpu();
     pid_t pid = fork();
     if (pid < 0) die("io: fork of the client failed: %s", std::strerror(errno));
     if (pid == 0) {
         close(sv[0]);
+        if (cpu >= 0) {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(cpu, &one);
+            (void)sched_setaffinity(0, sizeof one, &one);  // the placement's choice; floating if refused
+        }
         client_main(sv[1], addr, n, requests, size);
     }
     close(sv[1]);
     return {pid, sv[0]};
+}
+
+double process_cpu_seconds(pid_t pid) {
+    char path[64];
+    if (pid == 0)
+        std::snprintf(path, sizeof path, "/proc/self/stat");
+    else
+        std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+    std::FILE* f = std::fopen(path, "r");
+    if (f == nullptr) return 0;
+    char line[1024];
+    bool const got = std::fgets(line, sizeof line, f) != nullptr;
+    std::fclose(f);
+    if (!got) return 0;
+    // After the command's closing parenthesis: state is field 3, utime 14, stime 15.
+    const char* p = std::strrchr(line, ')');
+    unsigned long utime = 0, stime = 0;
+    if (p == nullptr || std::sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2)
+        return 0;
+    return double(utime + stime) / double(sysconf(_SC_CLK_TCK));
 }
 
 long rss_bytes(pid_t pid) {
@@ -218,19 +246,21 @@ long rss_bytes(pid_t pid) {
     return resident * sysconf(_SC_PAGESIZE);
 }
 
-client_result finish_client(client_process c, ssize_t (*read_fn)(int, void*, std::size_t), long (*rss_open)(void*),
-                            void* rss_arg) {
+client_result finish_client(client_process c, ssize_t (*read_fn)(int, void*, std::size_t), pid_t server) {
     client_result r;
     char mark = 0;
     bool ok = read_exact(read_fn, c.from_child, &mark, 1);
+    double server_cpu_start = 0;
     if (ok && mark == 'o') {
-        r.rss_open = rss_open(rss_arg);
+        r.rss_open = rss_bytes(server);
+        server_cpu_start = process_cpu_seconds(server);
         char go = 1;
         ok = write_all(c.from_child, &go, 1);
     }
     report_head h{};
     ok = ok && read_exact(read_fn, c.from_child, &h, sizeof h);
     if (ok) {
+        r.server_cpu_seconds = process_cpu_seconds(server) - server_cpu_start;
         r.seconds = h.seconds;
         r.cpu_seconds = h.cpu_seconds;
         r.latencies_us.resize(h.latencies);
