@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "harness.hpp"
 #include "io_echo.hpp"
@@ -123,14 +124,6 @@ struct client {
     }
 };
 
-// The calling process's CPU time, user and system.
-double cpu_seconds() {
-    rusage ru{};
-    getrusage(RUSAGE_SELF, &ru);
-    auto sec = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
-    return sec(ru.ru_utime) + sec(ru.ru_stime);
-}
-
 [[noreturn]] void client_main(int out, const sockaddr_in& addr, int n, int requests, std::size_t size) {
     client c(size);
     c.socks.reserve(n);
@@ -147,10 +140,10 @@ double cpu_seconds() {
     }
     std::vector<double> lat;
     lat.reserve(static_cast<std::size_t>(n) * requests);
-    double const cpu_start = cpu_seconds();
+    double const cpu_start = process_cpu_seconds();
     std::uint64_t start = now_ns();
     for (int round = 1; round <= requests && c.error.empty() && ok; ++round) c.round_trip(0, n, round, &lat);
-    report_head h{double(now_ns() - start) / 1e9, cpu_seconds() - cpu_start, lat.size(),
+    report_head h{double(now_ns() - start) / 1e9, process_cpu_seconds() - cpu_start, lat.size(),
                   static_cast<std::uint32_t>(c.error.size())};
     ok = ok && write_all(out, &h, sizeof h) && write_all(out, lat.data(), lat.size() * sizeof(double)) &&
          write_all(out, c.error.data(), c.error.size());
@@ -212,37 +205,46 @@ client_process start_client(const sockaddr_in& addr, int n, int requests, std::s
     return {pid, sv[0]};
 }
 
-double process_cpu_seconds(pid_t pid) {
+namespace {
+
+// The first line of /proc/<pid>/<name> (pid 0: this process), "" if unreadable.
+std::string proc_line(pid_t pid, const char* name) {
     char path[64];
     if (pid == 0)
-        std::snprintf(path, sizeof path, "/proc/self/stat");
+        std::snprintf(path, sizeof path, "/proc/self/%s", name);
     else
-        std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+        std::snprintf(path, sizeof path, "/proc/%d/%s", static_cast<int>(pid), name);
     std::FILE* f = std::fopen(path, "r");
-    if (f == nullptr) return 0;
+    if (f == nullptr) return "";
     char line[1024];
     bool const got = std::fgets(line, sizeof line, f) != nullptr;
     std::fclose(f);
-    if (!got) return 0;
+    return got ? line : "";
+}
+
+}  // namespace
+
+double process_cpu_seconds(pid_t pid) {
+    if (pid == 0) {  // to the microsecond
+        rusage ru{};
+        getrusage(RUSAGE_SELF, &ru);
+        auto sec = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
+        return sec(ru.ru_utime) + sec(ru.ru_stime);
+    }
+    std::string const line = proc_line(pid, "stat");
     // After the command's closing parenthesis: state is field 3, utime 14, stime 15.
-    const char* p = std::strrchr(line, ')');
+    std::size_t const close_paren = line.rfind(')');
     unsigned long utime = 0, stime = 0;
-    if (p == nullptr || std::sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2)
+    if (close_paren == std::string::npos ||
+        std::sscanf(line.c_str() + close_paren + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
+                    &stime) != 2)
         return 0;
     return double(utime + stime) / double(sysconf(_SC_CLK_TCK));
 }
 
 long rss_bytes(pid_t pid) {
-    char path[64];
-    if (pid == 0)
-        std::snprintf(path, sizeof path, "/proc/self/statm");
-    else
-        std::snprintf(path, sizeof path, "/proc/%d/statm", static_cast<int>(pid));
     long pages = 0, resident = 0;
-    std::FILE* f = std::fopen(path, "r");
-    if (f == nullptr) return 0;
-    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-    std::fclose(f);
+    if (std::sscanf(proc_line(pid, "statm").c_str(), "%ld %ld", &pages, &resident) != 2) return 0;
     return resident * sysconf(_SC_PAGESIZE);
 }
 

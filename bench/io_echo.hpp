@@ -48,7 +48,7 @@ client_result finish_client(client_process c, ssize_t (*read_fn)(int, void*, std
 // The process's resident memory in bytes (pid 0: this process).
 long rss_bytes(pid_t pid = 0);
 // The process's CPU time in seconds, user and system, every thread (pid 0:
-// this process; clock-tick resolution).
+// this process, to the microsecond; another, from /proc to the clock tick).
 double process_cpu_seconds(pid_t pid = 0);
 
 struct server_run {
