@@ -178,9 +178,9 @@ int run(context& ctx) {
         if (n <= 0) die("io: --connections takes positive counts, got '%s'", text.c_str());
         counts.push_back(n);
     }
-    placement const where(workers);
-    if (!where.pinned())
-        ctx.say("io: fewer than --workers + 1 CPUs: the client and the server share them (client_pinned false)\n");
+    placement const where(o.flag("pin-client") ? workers : -1);
+    if (o.flag("pin-client") && !where.pinned())
+        ctx.say("io: --pin-client needs --workers + 1 CPUs: the client and the server share them\n");
     table t({"server", "connections", "requests/s", "p50 us", "p99 us", "rss MiB", "server CPU us/req", "client CPU"},
             "ll");
     table tt({"target", "what", "median", "range", "bound", ""}, "llrrrl");
@@ -307,6 +307,10 @@ registrar const reg{experiment{
                  .help = "iterations of the compute thread",
                  .min = 1,
                  .max = 1e12},
+                {.name = "pin-client",
+                 .kind = opt_kind::flag,
+                 .help = "the client on a CPU of its own, every server on --workers others (needs --workers + 1 "
+                         "CPUs)"},
                 opt_workers(2),
                 opt_rounds(3)},
     .run = run,

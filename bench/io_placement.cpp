@@ -16,7 +16,7 @@ int client_cpu() { return g_client_cpu; }
 placement::placement(int workers) {
     cpu_set_t mine;
     CPU_ZERO(&mine);
-    if (sched_getaffinity(0, sizeof mine, &mine) != 0 || CPU_COUNT(&mine) < workers + 1) return;
+    if (workers < 0 || sched_getaffinity(0, sizeof mine, &mine) != 0 || CPU_COUNT(&mine) < workers + 1) return;
     CPU_ZERO(&server_);
     int given = 0;
     for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
