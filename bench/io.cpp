@@ -28,6 +28,7 @@
 
 #include "harness.hpp"
 #include "io_echo.hpp"
+#include "io_placement.hpp"
 
 namespace weft::bench::io {
 namespace {
@@ -113,6 +114,13 @@ std::vector<double> compute_beside_blocked(int workers, int blocked, std::uint64
 
 struct figures {
     double rps = 0, p50 = 0, p99 = 0, rss = 0;
+    // The client's CPU time over the timed rounds' wall time: near 1, the
+    // client (one thread) is what limits the rate, not the server.
+    double client_cpu = 0;
+    // The server process's CPU time per request (us): what the server
+    // spends, which a loaded machine's waits do not inflate as they do the
+    // rate.
+    double server_cpu_us = 0;
 };
 
 figures measure(const server_run& run) {
@@ -125,10 +133,14 @@ figures measure(const server_run& run) {
     }
     f.rps = run.client.seconds > 0 ? double(sorted.size()) / run.client.seconds : 0;
     f.rss = double(std::max(0L, run.client.rss_open - run.rss_before));
+    f.client_cpu = run.client.seconds > 0 ? run.client.cpu_seconds / run.client.seconds : 0;
+    f.server_cpu_us = sorted.empty() ? 0 : run.client.server_cpu_seconds * 1e6 / double(sorted.size());
     return f;
 }
 
-server_run run_server(const std::string& server, int workers, int n, int requests, std::size_t size) {
+server_run run_server(const std::string& server, int workers, int n, int requests, std::size_t size,
+                      const placement& where) {
+    placement::scope on_cpus(where);
     if (server == "weft") return run_weft(workers, n, requests, size);
     if (server == "glibc") return run_glibc(n, requests, size);
     if (server == "event_loop") return run_event_loop(workers, n, requests, size);
@@ -166,14 +178,18 @@ int run(context& ctx) {
         if (n <= 0) die("io: --connections takes positive counts, got '%s'", text.c_str());
         counts.push_back(n);
     }
-    table t({"server", "connections", "requests/s", "p50 us", "p99 us", "rss MiB"}, "ll");
+    placement const where(o.flag("pin-client") ? workers : -1);
+    if (o.flag("pin-client") && !where.pinned())
+        ctx.say("io: --pin-client needs --workers + 1 CPUs: the client and the server share them\n");
+    table t({"server", "connections", "requests/s", "p50 us", "p99 us", "rss MiB", "server CPU us/req", "client CPU"},
+            "ll");
     table tt({"target", "what", "median", "range", "bound", ""}, "llrrrl");
     for (int n : counts) {
         std::map<std::string, std::vector<figures>> per_server;  // one per round, rounds interleaved
         for (int r = 0; r < rounds; ++r)
             for (const std::string& s : servers) {
                 ctx.progress("%s server, %d connections, round %d/%d", s.c_str(), n, r + 1, rounds);
-                per_server[s].push_back(measure(run_server(s, workers, n, requests, size)));
+                per_server[s].push_back(measure(run_server(s, workers, n, requests, size, where)));
             }
         for (const std::string& s : servers) {
             const auto& fs = per_server[s];
@@ -183,12 +199,17 @@ int run(context& ctx) {
                 return summarize(v).median;
             };
             double rps = med(&figures::rps), p50 = med(&figures::p50), p99 = med(&figures::p99);
-            double rss = med(&figures::rss);
+            double rss = med(&figures::rss), client_cpu = med(&figures::client_cpu);
+            double server_cpu = med(&figures::server_cpu_us);
             json_object rec = ctx.record();
             rec.add("server", s).add("connections", n).add("requests_per_s", rps).add("p50_us", p50);
-            rec.add("p99_us", p99).add("rss_bytes", static_cast<long>(rss));
+            rec.add("p99_us", p99)
+                .add("rss_bytes", static_cast<long>(rss))
+                .add("server_cpu_us_per_request", server_cpu);
+            rec.add("client_cpu_share", client_cpu).add("client_pinned", where.pinned());
             ctx.emit(rec);
-            t.add_row({s, std::to_string(n), fmt_sig(rps), fmt_sig(p50), fmt_sig(p99), fmt(rss / 1048576.0, 1)});
+            t.add_row({s, std::to_string(n), fmt_sig(rps), fmt_sig(p50), fmt_sig(p99), fmt(rss / 1048576.0, 1),
+                       fmt_sig(server_cpu), fmt(client_cpu, 2)});
         }
         // Paired ratios, a round's weft run against the same round's peer.
         auto ratios = [&](const char* peer, double figures::*m) {
@@ -286,6 +307,10 @@ registrar const reg{experiment{
                  .help = "iterations of the compute thread",
                  .min = 1,
                  .max = 1e12},
+                {.name = "pin-client",
+                 .kind = opt_kind::flag,
+                 .help = "the client on a CPU of its own, every server on --workers others (needs --workers + 1 "
+                         "CPUs)"},
                 opt_workers(2),
                 opt_rounds(3)},
     .run = run,

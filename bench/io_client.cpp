@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,9 +13,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "harness.hpp"
 #include "io_echo.hpp"
+#include "io_placement.hpp"
 
 namespace weft::bench::io {
 namespace {
@@ -28,6 +31,7 @@ constexpr int connect_batch = 500;
 // and served once ('o'; 'x' when it failed before), then the report.
 struct report_head {
     double seconds;
+    double cpu_seconds;
     std::uint64_t latencies;
     std::uint32_t error_len;
 };
@@ -136,9 +140,11 @@ struct client {
     }
     std::vector<double> lat;
     lat.reserve(static_cast<std::size_t>(n) * requests);
+    double const cpu_start = process_cpu_seconds();
     std::uint64_t start = now_ns();
     for (int round = 1; round <= requests && c.error.empty() && ok; ++round) c.round_trip(0, n, round, &lat);
-    report_head h{double(now_ns() - start) / 1e9, lat.size(), static_cast<std::uint32_t>(c.error.size())};
+    report_head h{double(now_ns() - start) / 1e9, process_cpu_seconds() - cpu_start, lat.size(),
+                  static_cast<std::uint32_t>(c.error.size())};
     ok = ok && write_all(out, &h, sizeof h) && write_all(out, lat.data(), lat.size() * sizeof(double)) &&
          write_all(out, c.error.data(), c.error.size());
     // Exit closes every connection: EOF ends each server thread.
@@ -182,44 +188,83 @@ client_process start_client(const sockaddr_in& addr, int n, int requests, std::s
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
         die("io: socketpair failed: %s", std::strerror(errno));
     std::fflush(nullptr);
+    int const cpu = client_cpu();
     pid_t pid = fork();
     if (pid < 0) die("io: fork of the client failed: %s", std::strerror(errno));
     if (pid == 0) {
         close(sv[0]);
+        if (cpu >= 0) {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(cpu, &one);
+            (void)sched_setaffinity(0, sizeof one, &one);  // the placement's choice; floating if refused
+        }
         client_main(sv[1], addr, n, requests, size);
     }
     close(sv[1]);
     return {pid, sv[0]};
 }
 
-long rss_bytes(pid_t pid) {
+namespace {
+
+// The first line of /proc/<pid>/<name> (pid 0: this process), "" if unreadable.
+std::string proc_line(pid_t pid, const char* name) {
     char path[64];
     if (pid == 0)
-        std::snprintf(path, sizeof path, "/proc/self/statm");
+        std::snprintf(path, sizeof path, "/proc/self/%s", name);
     else
-        std::snprintf(path, sizeof path, "/proc/%d/statm", static_cast<int>(pid));
-    long pages = 0, resident = 0;
+        std::snprintf(path, sizeof path, "/proc/%d/%s", static_cast<int>(pid), name);
     std::FILE* f = std::fopen(path, "r");
-    if (f == nullptr) return 0;
-    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    if (f == nullptr) return "";
+    char line[1024];
+    bool const got = std::fgets(line, sizeof line, f) != nullptr;
     std::fclose(f);
+    return got ? line : "";
+}
+
+}  // namespace
+
+double process_cpu_seconds(pid_t pid) {
+    if (pid == 0) {  // to the microsecond
+        rusage ru{};
+        getrusage(RUSAGE_SELF, &ru);
+        auto sec = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
+        return sec(ru.ru_utime) + sec(ru.ru_stime);
+    }
+    std::string const line = proc_line(pid, "stat");
+    // After the command's closing parenthesis: state is field 3, utime 14, stime 15.
+    std::size_t const close_paren = line.rfind(')');
+    unsigned long utime = 0, stime = 0;
+    if (close_paren == std::string::npos ||
+        std::sscanf(line.c_str() + close_paren + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
+                    &stime) != 2)
+        return 0;
+    return double(utime + stime) / double(sysconf(_SC_CLK_TCK));
+}
+
+long rss_bytes(pid_t pid) {
+    long pages = 0, resident = 0;
+    if (std::sscanf(proc_line(pid, "statm").c_str(), "%ld %ld", &pages, &resident) != 2) return 0;
     return resident * sysconf(_SC_PAGESIZE);
 }
 
-client_result finish_client(client_process c, ssize_t (*read_fn)(int, void*, std::size_t), long (*rss_open)(void*),
-                            void* rss_arg) {
+client_result finish_client(client_process c, ssize_t (*read_fn)(int, void*, std::size_t), pid_t server) {
     client_result r;
     char mark = 0;
     bool ok = read_exact(read_fn, c.from_child, &mark, 1);
+    double server_cpu_start = 0;
     if (ok && mark == 'o') {
-        r.rss_open = rss_open(rss_arg);
+        r.rss_open = rss_bytes(server);
+        server_cpu_start = process_cpu_seconds(server);
         char go = 1;
         ok = write_all(c.from_child, &go, 1);
     }
     report_head h{};
     ok = ok && read_exact(read_fn, c.from_child, &h, sizeof h);
     if (ok) {
+        r.server_cpu_seconds = process_cpu_seconds(server) - server_cpu_start;
         r.seconds = h.seconds;
+        r.cpu_seconds = h.cpu_seconds;
         r.latencies_us.resize(h.latencies);
         r.error.resize(h.error_len);
         ok = read_exact(read_fn, c.from_child, r.latencies_us.data(), h.latencies * sizeof(double)) &&

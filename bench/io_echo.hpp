@@ -16,6 +16,8 @@ namespace weft::bench::io {
 
 struct client_result {
     double seconds = 0;                // the timed rounds
+    double cpu_seconds = 0;            // the client's CPU time in them (1 CPU busy: cpu_seconds = seconds)
+    double server_cpu_seconds = 0;     // the server process's CPU time in them, every thread
     std::vector<double> latencies_us;  // one per request of the timed rounds
     long rss_open = 0;                 // the server's resident bytes with every connection open and served once
     std::string error;
@@ -37,14 +39,17 @@ struct client_process {
 client_process start_client(const sockaddr_in& addr, int n, int requests, std::size_t size);
 
 // Reads the client's report to its end and reaps it. `read_fn` is the read
-// the calling thread may block in (weft_read on a weft thread); `rss_open` is
-// called when every connection is open and served once, and its value goes in
-// the result.
-client_result finish_client(client_process c, ssize_t (*read_fn)(int, void*, std::size_t), long (*rss_open)(void*),
-                            void* rss_arg);
+// the calling thread may block in (weft_read on a weft thread); `server` is
+// the server's process (0: this one), whose resident memory is read when
+// every connection is open and served once, and whose CPU time is counted
+// over the timed rounds.
+client_result finish_client(client_process c, ssize_t (*read_fn)(int, void*, std::size_t), pid_t server);
 
 // The process's resident memory in bytes (pid 0: this process).
 long rss_bytes(pid_t pid = 0);
+// The process's CPU time in seconds, user and system, every thread (pid 0:
+// this process, to the microsecond; another, from /proc to the clock tick).
+double process_cpu_seconds(pid_t pid = 0);
 
 struct server_run {
     client_result client;

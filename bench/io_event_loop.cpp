@@ -59,7 +59,6 @@ void accept_next(tcp::acceptor& acc, int* left, std::size_t size) {
     });
 }
 
-long own_rss(void*) { return rss_bytes(); }
 ssize_t plain_read(int fd, void* p, std::size_t n) { return read(fd, p, n); }
 
 }  // namespace
@@ -82,7 +81,7 @@ server_run run_event_loop(int workers, int n, int requests, std::size_t size) {
     std::vector<std::thread> loop;
     // run() returns once every connection has ended and the accepts are done.
     for (int i = 0; i < workers; ++i) loop.emplace_back([&ctx] { ctx.run(); });
-    out.client = finish_client(client, plain_read, own_rss, nullptr);
+    out.client = finish_client(client, plain_read, 0);
     if (!out.client.error.empty()) die("io: event_loop server, %d connections: %s", n, out.client.error.c_str());
     for (auto& t : loop) t.join();
     return out;  // acc closes ls

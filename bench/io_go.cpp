@@ -103,7 +103,6 @@ void build() {
     }
 }
 
-long go_rss(void* pid) { return rss_bytes(*static_cast<pid_t*>(pid)); }
 ssize_t plain_read(int fd, void* p, std::size_t n) { return read(fd, p, n); }
 
 }  // namespace
@@ -135,7 +134,7 @@ server_run run_go(int workers, int n, int requests, std::size_t size) {
     server_run out;
     out.rss_before = rss_bytes(pid);
     client_process client = start_client(addr, n, requests, size);
-    out.client = finish_client(client, plain_read, go_rss, &pid);
+    out.client = finish_client(client, plain_read, pid);
     kill(pid, SIGKILL);
     wait_child(pid);
     if (!out.client.error.empty()) die("io: go server, %d connections: %s", n, out.client.error.c_str());

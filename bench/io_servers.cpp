@@ -34,8 +34,6 @@ void no_delay(int c) {
     setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
-long own_rss(void*) { return rss_bytes(); }
-
 ssize_t plain_read(int fd, void* p, std::size_t n) { return read(fd, p, n); }
 
 }  // namespace
@@ -85,7 +83,7 @@ server_run run_weft(int workers, int n, int requests, std::size_t size) {
           "weft_thread_create");
     // The main weft thread waits for the client's report in weft_read, which
     // holds no worker.
-    out.client = finish_client(client, weft_read, own_rss, nullptr);
+    out.client = finish_client(client, weft_read, 0);
     if (!out.client.error.empty()) die("io: weft server, %d connections: %s", n, out.client.error.c_str());
     weft_thread_join(acc, nullptr);
     close(ls);
@@ -111,7 +109,7 @@ server_run run_glibc(int n, int requests, std::size_t size) {
             });
         }
     });
-    out.client = finish_client(client, plain_read, own_rss, nullptr);
+    out.client = finish_client(client, plain_read, 0);
     if (!out.client.error.empty()) die("io: glibc server, %d connections: %s", n, out.client.error.c_str());
     acceptor.join();
     for (auto& t : conns) t.join();

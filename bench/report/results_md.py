@@ -622,10 +622,16 @@ def suite000_tables(recs):
 # --- io ------------------------------------------------------------------
 
 def io_tables(recs):
+    def share(v):
+        return f"{v:.2f}" if is_number(v) else DASH
+
     rows = [[r.get("server"), f"{r.get('connections', 0):,}", sig3(r.get("requests_per_s")), us(r.get("p50_us")),
-             us(r.get("p99_us")), mib(r.get("rss_bytes"))] for r in recs if "server" in r]
-    return [("A server thread per connection; requests of 64 B.",
-             md_table(["server", "connections", "requests/s", "p50", "p99", "RSS"], rows, right=(1, 2, 3, 4, 5)))]
+             us(r.get("p99_us")), mib(r.get("rss_bytes")), us(r.get("server_cpu_us_per_request")),
+             share(r.get("client_cpu_share"))] for r in recs if "server" in r]
+    return [("A server thread per connection; requests of 64 B. Server CPU: the server process's CPU time per "
+             "request; client CPU: the client's CPU time over the wall time (near 1: the client set the rate).",
+             md_table(["server", "connections", "requests/s", "p50", "p99", "RSS", "server CPU / request",
+                       "client CPU"], rows, right=(1, 2, 3, 4, 5, 6, 7)))]
 
 
 def io_targets(recs):

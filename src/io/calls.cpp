@@ -48,8 +48,10 @@ std::int64_t socket_deadline(int fd, direction d) {
 // when epoll cannot watch fd (a regular file): then the plain call goes to a
 // helper thread. `deadline` is computed on the first wait of the call.
 int await_ready(int fd, fd_entry* e, direction d, std::uint64_t seen, std::int64_t* deadline, const char* what) {
-    if (watch(fd) != 0) return -1;
-    if (user_nonblocking(fd)) return EAGAIN;
+    start_watching();
+    // O_NONBLOCK does not make a regular file's read return EAGAIN: such a
+    // read that would wait for the disk goes to a helper.
+    if (user_nonblocking(fd)) return epoll_refuses(fd) ? -1 : EAGAIN;
     if (*deadline < 0) *deadline = socket_deadline(fd, d);
     int rc = wait_ready(fd, e, d, seen, *deadline, what);
     if (rc == ETIMEDOUT) return EAGAIN;

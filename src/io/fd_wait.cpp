@@ -184,14 +184,12 @@ weft_mutex_t* accept_lock(fd_entry* e) { return &e->accepting; }
 
 std::uint64_t ready_count(fd_entry* e, direction d) { return e->edges[d].load(memory_order_acquire); }
 
-int watch(int fd) {
+void start_watching() { start_poller(); }
+
+bool epoll_refuses(int fd) {
     struct stat st;
-    if (fstat(fd, &st) != 0) return errno;
-    // epoll refuses these (EPERM): they are always "ready", and a read may
-    // still wait for the disk.
-    if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode)) return EPERM;
-    start_poller();
-    return 0;
+    if (fstat(fd, &st) != 0) return false;
+    return S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode);
 }
 
 int wait_ready(int fd, fd_entry* e, direction d, std::uint64_t seen, std::int64_t deadline_ns, const char* what) {
@@ -203,16 +201,19 @@ int wait_ready(int fd, fd_entry* e, direction d, std::uint64_t seen, std::int64_
         lk.unlock();
         return 0;
     }
-    if (intr.interrupted()) {
-        lk.unlock();
-        return EINTR;
-    }
     wait_list q(e->head[d], e->tail[d]);
     q.push_back(&rec, queue_of(e, d), &unlink_waiter);
+    // Arming first: a file epoll refuses goes to a helper thread whatever
+    // signal is pending, as a disk read on a glibc thread is not interrupted.
     if (int err = arm(fd, e); err != 0) {
         q.remove(&rec);
         lk.unlock();
         return err;
+    }
+    if (intr.interrupted()) {
+        q.remove(&rec);
+        lk.unlock();
+        return EINTR;
     }
     kernel_wait_begin();
     int rc = wait(&rec, e->lock.word(), deadline_ns, what, e);

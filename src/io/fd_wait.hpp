@@ -40,16 +40,22 @@ std::uint64_t ready_count(fd_entry* e, direction d);
 // (the others would block their workers in accept).
 weft_mutex_t* accept_lock(fd_entry* e);
 
-// 0 if epoll can watch fd (and the poller runs), else an errno: EPERM for a
-// regular file, directory or block device, which the caller then hands to a
-// helper thread.
-int watch(int fd);
+// Starts the epoll instance and its poller on first use. Whether epoll can
+// watch a descriptor is not asked here: wait_ready's registration fails with
+// EPERM for a file epoll refuses, and the caller then hands its call to a
+// helper thread (one system call fewer per wait than an fstat first).
+void start_watching();
+
+// Whether epoll refuses fd's file (a regular file, directory or block device:
+// always "ready" to epoll, while a read may still wait for the disk).
+bool epoll_refuses(int fd);
 
 // Parks the calling weft thread until an edge for `d` is counted on e after
 // `seen`, until the absolute CLOCK_MONOTONIC deadline (0: none; then
 // ETIMEDOUT), until weft_close closes the descriptor (EBADF), or until a
 // signal interrupts the wait (EINTR: interrupt.hpp); or an errno
-// of epoll_ctl at once if fd cannot be watched. 0 when the
+// of epoll_ctl at once if fd cannot be watched (EPERM for a file epoll
+// refuses), before any signal is looked at. 0 when the
 // caller should try its call again. `what` names the call in a deadlock or
 // hang report. The caller must be a weft thread.
 int wait_ready(int fd, fd_entry* e, direction d, std::uint64_t seen, std::int64_t deadline_ns, const char* what);

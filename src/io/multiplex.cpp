@@ -53,8 +53,8 @@ int wait_until_ready(int fd, fd_entry* e, std::int64_t deadline, const char* wha
         std::uint64_t seen = ready_count(e, for_read);
         int r = try_now();
         if (r != 0) return r;
-        int rc = watch(fd);
-        if (rc == 0) rc = wait_ready(fd, e, for_read, seen, deadline, what);
+        start_watching();
+        int rc = wait_ready(fd, e, for_read, seen, deadline, what);
         if (rc == ETIMEDOUT) return try_now();
         if (rc == EINTR) {
             // Linux restarts none of these calls after a signal, SA_RESTART or

@@ -14,6 +14,7 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -207,6 +208,36 @@ TEST_P(Io, regular_file_reads) {
                           "ELF",
                           4),
               0);
+}
+
+// A read of a regular file that misses the page cache, on a descriptor with
+// O_NONBLOCK: Linux waits for the disk (O_NONBLOCK means nothing to a regular
+// file), so the call returns the data, never EAGAIN, though its RWF_NOWAIT
+// try would block and the program made the descriptor non-blocking.
+TEST_P(Io, nonblocking_regular_file_read_that_misses_the_cache_returns_data) {
+    char path[] = "weft_io_test_XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT_GE(fd, 0) << std::strerror(errno);
+    unlink(path);
+    keep(fd);
+    std::vector<char> data(1 << 20, 'w');
+    ASSERT_EQ(write(fd, data.data(), data.size()), static_cast<ssize_t>(data.size()));
+    ASSERT_EQ(fsync(fd), 0);
+    ASSERT_EQ(fcntl(fd, F_SETFL, O_NONBLOCK), 0);
+    ASSERT_EQ(lseek(fd, 0, SEEK_SET), 0);
+    // Dropped from the cache (its pages are clean after fsync); a file system
+    // that keeps them (tmpfs) or has no RWF_NOWAIT cannot show the case.
+    ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+    char probe[16];
+    iovec v{probe, sizeof probe};
+    if (preadv2(fd, &v, 1, 1 << 19, RWF_NOWAIT) >= 0 || errno != EAGAIN)
+        GTEST_SKIP() << "the file system kept the file's pages or has no RWF_NOWAIT";
+    ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+    std::vector<char> got(4096);
+    clear_errno();
+    EXPECT_EQ(weft_read(fd, got.data(), got.size()), static_cast<ssize_t>(got.size())) << std::strerror(errno_now());
+    EXPECT_EQ(got[0], 'w');
+    EXPECT_EQ(got.back(), 'w');
 }
 
 // SO_RCVTIMEO ends a receive with EAGAIN, as Linux does; the worker ran
