@@ -16,6 +16,7 @@
 #include "core/runtime.hpp"
 #include "core/sleep/claim.hpp"
 #include "core/sleep/stages.hpp"
+#include "core/sleep/timed_park.hpp"
 #include "core/timer.hpp"
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
@@ -231,18 +232,18 @@ void sleep_on_wake_word(runtime* rt, worker* w, std::int64_t watch_deadline) {
     if (last) deadline = quiet_since + period;
 
     // A deadline that is a timer's: sleep until a wake-up before it, then
-    // spin to it (tun::timer_wake_early_ns), so the timer's waiter runs on time.
-    bool const timed = !last && deadline != INT64_MAX && deadline == rt->timers->next_deadline();
-    std::int64_t const sleep_until = timed ? deadline - tun::timer_wake_early_ns : deadline;
+    // spin to it, so the timer's waiter runs on time (sleep/timed_park.hpp).
+    std::int64_t const wake_at =
+        sleep::sleep_until(deadline, rt->timers->next_deadline(), last, tun::timer_wake_early_ns);
 
     w->parks.fetch_add(1, memory_order_relaxed);
     for (;;) {
         while (w->wake_word.load(memory_order_acquire) == 0) {
-            if (timed && monotonic_ns() >= sleep_until) {
+            if (wake_at != deadline && monotonic_ns() >= wake_at) {
                 spin_until(w, deadline);
                 break;
             }
-            futex_wait(&w->wake_word, 0, sleep_until);
+            futex_wait(&w->wake_word, 0, wake_at);
             if (deadline != INT64_MAX && monotonic_ns() >= deadline) break;
         }
         if (!last || w->wake_word.load(memory_order_acquire) != 0 ||
