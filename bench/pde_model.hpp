@@ -38,12 +38,16 @@
 //   blocking1 waits for its messages and pays the latency. Over the injected
 //   latency o is a few hundred ns against 50 us; over shared memory it is
 //   most of a message's cost;
-// - the f nodes that share a CPU overlap one another as a node's threads do:
-//   one node's wait is another's computation. So the CPU-bound branch is f
-//   times one node's work and the latency-bound one a single node's path:
-//     T_b'   = max{ f t n,  t n + L }
-//     T_T'   = max{ f T cpu,  cpu + L },  cpu = c + t n / T + m_L (alpha_L + beta_L lambda_L) + k_RT o_T(n)
-//     T_opt' = max{ f (t n + k_R o_1(n)),  max{ t (n - e) + k_R o_1(n), L } + t e }
+// - the f nodes that share a CPU run in phase, not staggered: every node's
+//   sweep waits for its neighbours' previous sweep, so the nodes' messages
+//   arrive together and the CPU then runs the f nodes' computations one
+//   after the other; a node whose neighbour ran last on its CPU waits for
+//   that neighbour's send. So each node's path carries the f - 1 other
+//   nodes' computation of the same phase, and the CPU-bound branch is f times
+//   one node's work:
+//     T_b'   = f t n + L
+//     T_T'   = max{ f T cpu,  f cpu + L },  cpu = c + t n / T + m_L (alpha_L + beta_L lambda_L) + k_RT o_T(n)
+//     T_opt' = max{ f s,  (f - 1) s + max{ t (n - e) + k_R o_1(n), L } + t e },  s = t n + k_R o_1(n)
 //   (o_T(n) is o + o_beta lambda for the raw MPI rows, whose o is the one
 //   measured after 20 us; below for weft's rows.)
 //   With f = 1 they are the first two ways alone.
@@ -143,21 +147,24 @@ inline double overhead_at_grain(double step_s, double compute_s, double latency_
     return std::max(0.0, ko / k);
 }
 
+// The f nodes on a CPU run in phase (above): a thread's path is its own
+// computation and its wait, behind the same computation of the f - 1 others.
 inline double t_blocking_overlap(model_params const& m, model_shape const& s) {
-    double const own = m.t_point_s * s.n;
-    return std::max(m.share * own, own + latency_remote(m, s));
+    return m.share * m.t_point_s * s.n + latency_remote(m, s);
 }
 
 inline double t_threads_overlap(model_params const& m, model_shape const& s) {
     double const cpu = m.switch_s + m.t_point_s * s.n / s.threads +
                        s.local * (m.alpha_l_s + m.beta_l_s * s.local_bytes) + overhead_remote(m, s);
-    return std::max(m.share * s.threads * cpu, cpu + latency_remote(m, s));
+    return std::max(m.share * s.threads * cpu, m.share * cpu + latency_remote(m, s));
 }
 
 inline double t_handcoded_overlap(model_params const& m, model_shape const& s) {
     double const o = overhead_remote(m, s);
-    double const path = std::max(m.t_point_s * (s.n - s.e) + o, latency_remote(m, s)) + m.t_point_s * s.e;
-    return std::max(m.share * (m.t_point_s * s.n + o), path);
+    double const sweep = m.t_point_s * s.n + o;  // one node's CPU per sweep
+    double const path =
+        (m.share - 1) * sweep + std::max(m.t_point_s * (s.n - s.e) + o, latency_remote(m, s)) + m.t_point_s * s.e;
+    return std::max(m.share * sweep, path);
 }
 
 }  // namespace weft::bench::pde

@@ -16,6 +16,7 @@
 #include "core/runtime.hpp"
 #include "core/sleep/claim.hpp"
 #include "core/sleep/stages.hpp"
+#include "core/sleep/timed_park.hpp"
 #include "core/timer.hpp"
 #include "core/tunables.hpp"
 #include "core/wait.hpp"
@@ -200,6 +201,11 @@ std::uint64_t total_switches(runtime* rt) {
     return s;
 }
 
+// The last stretch of a timed park: pauses until w is woken or the deadline passes.
+void spin_until(worker* w, std::int64_t deadline) {
+    while (w->wake_word.load(memory_order_acquire) == 0 && monotonic_ns() < deadline) cpu_relax();
+}
+
 // Step 4 of a park: futex-waits on w's wake word until a waker sets it (or the
 // earliest timer's deadline passes). The last worker to go to sleep with no
 // timer armed may be looking at a deadlock: it sleeps for the grace period
@@ -225,10 +231,19 @@ void sleep_on_wake_word(runtime* rt, worker* w, std::int64_t watch_deadline) {
     std::int64_t period = tun::deadlock_grace_ns;
     if (last) deadline = quiet_since + period;
 
+    // A deadline that is a timer's: sleep until a wake-up before it, then
+    // spin to it, so the timer's waiter runs on time (sleep/timed_park.hpp).
+    std::int64_t const wake_at =
+        sleep::sleep_until(deadline, rt->timers->next_deadline(), last, tun::timer_wake_early_ns);
+
     w->parks.fetch_add(1, memory_order_relaxed);
     for (;;) {
         while (w->wake_word.load(memory_order_acquire) == 0) {
-            futex_wait(&w->wake_word, 0, deadline);
+            if (wake_at != deadline && monotonic_ns() >= wake_at) {
+                spin_until(w, deadline);
+                break;
+            }
+            futex_wait(&w->wake_word, 0, wake_at);
             if (deadline != INT64_MAX && monotonic_ns() >= deadline) break;
         }
         if (!last || w->wake_word.load(memory_order_acquire) != 0 ||

@@ -128,26 +128,38 @@ TEST(PdeModel, overhead_is_charged_where_messages_arrive_during_computation) {
     EXPECT_DOUBLE_EQ(t_handcoded(m, b), t_handcoded(paper(300, 0, 0, 0, 0), b));
 }
 
-TEST(PdeModel, nodes_sharing_a_cpu_hide_each_others_latency_in_the_overlap_forms) {
+// Nodes that share a CPU run in phase: their messages arrive together, the
+// CPU runs their computations one after the other, and a node whose neighbour
+// ran last waits for that neighbour's send. So a node's path carries the
+// other f - 1 nodes' computation of the same phase.
+TEST(PdeModel, nodes_sharing_a_cpu_run_in_phase_in_the_overlap_forms) {
     model_params m = paper(300, 0, 0, 0, 0);
     m.share = 2;  // two nodes per CPU: calc(n) = 2 t n
     model_shape b = one_thread(100);
     b.remote_bytes = 0;
-    // Latency-bound: one node's path, its computation and its wait; the other
-    // node computes meanwhile.
-    EXPECT_DOUBLE_EQ(t_blocking_overlap(m, b), 100 + 300);
+    // Latency-bound: both nodes' computation, then the wait.
+    EXPECT_DOUBLE_EQ(t_blocking_overlap(m, b), 2 * 100 + 300);
     EXPECT_DOUBLE_EQ(t_blocking(m, b), 2 * 100 + 4 * 300);  // as printed: f t n, and the 4 latencies added
-    // Compute-bound: the CPU does both nodes' computation.
+    // handcoded: the other node's sweep, then this one's interior hidden in the wait, then its edge points.
+    EXPECT_DOUBLE_EQ(t_handcoded_overlap(m, b), 100 + 300 + 40);
+    model_shape t = two_threads(100);
+    t.remote_bytes = t.local_bytes = 0;
+    EXPECT_DOUBLE_EQ(t_threads_overlap(m, t), 2 * 50 + 300);  // each strip behind the other node's strip
+    // Compute-bound: blocking1 still waits a latency after both nodes'
+    // computation (nothing runs between its sends and its receives); the
+    // others are the CPU doing both nodes' computation.
     b = one_thread(1000);
     b.remote_bytes = 0;
-    EXPECT_DOUBLE_EQ(t_blocking_overlap(m, b), 2 * 1000);
+    EXPECT_DOUBLE_EQ(t_blocking_overlap(m, b), 2 * 1000 + 300);
     EXPECT_DOUBLE_EQ(t_handcoded_overlap(m, b), 2 * 1000);
-    model_shape t = two_threads(1000);
+    t = two_threads(1000);
     t.remote_bytes = t.local_bytes = 0;
     EXPECT_DOUBLE_EQ(t_threads_overlap(m, t), 2 * 2 * 500);
-    t = two_threads(100);
-    t.remote_bytes = t.local_bytes = 0;
-    EXPECT_DOUBLE_EQ(t_threads_overlap(m, t), 50 + 300);
+    // One node per CPU: the forms of a node alone.
+    m.share = 1;
+    EXPECT_DOUBLE_EQ(t_blocking_overlap(m, b), 1000 + 300);
+    EXPECT_DOUBLE_EQ(t_handcoded_overlap(m, b), 1000);
+    EXPECT_DOUBLE_EQ(t_threads_overlap(m, two_threads(100)), 50 + 300);
 }
 
 // The grain exchange (one message per thread each way per step, no local
