@@ -37,9 +37,11 @@
 // and setting, with one per program saying whether WEFT_ADAPT=off misses a
 // target the default meets.
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <string>

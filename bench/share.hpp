@@ -11,6 +11,12 @@
 
 namespace weft::bench::share {
 
+// The children are started this long before the common start time, so that
+// each has exec'd and is waiting by then: a few milliseconds on a quiet
+// machine; the rest is room for a busy one (a process that is ready only after
+// the start is reported as a warning).
+inline constexpr double start_lead_s = 0.25;
+
 // --- the worker program (a child process: share_child.cpp) ----------------------------
 
 // Runs program_name ("tree" or "loop") from start_at_ns (CLOCK_MONOTONIC) for

@@ -22,12 +22,6 @@
 namespace weft::bench::share {
 namespace {
 
-// The children are started this long before the common start time, so that
-// each has exec'd and is waiting by then: a few milliseconds on a quiet
-// machine; the rest is room for a busy one (a process that is ready only after
-// the start is reported as a warning).
-constexpr double start_lead_s = 0.25;
-
 void parse_line(proc_log& p, std::string const& line, std::uint64_t start_ns) {
     auto rel = [&](unsigned long long t) { return (static_cast<double>(t) - static_cast<double>(start_ns)) * 1e-9; };
     unsigned long long t = 0, units = 0;
