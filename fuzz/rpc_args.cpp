@@ -27,7 +27,7 @@
 
 #include "weft/rpc.hpp"
 
-using namespace weft::rpc::rpc_detail;
+using namespace weft::detail::rpc;
 
 namespace {
 

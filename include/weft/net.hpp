@@ -179,16 +179,24 @@ void send(const port_id& to, std::int32_t tag, std::span<const T> s) {
     weft::detail::check(weft_net_send(to, tag, s.data(), s.size_bytes()), "weft_net_send");
 }
 
-namespace net_detail {
+}  // namespace v0
+}  // namespace weft::net
+
+namespace weft::detail {
+inline namespace d0 {
 // A message of T must be exactly sizeof(T) bytes: a longer one stays queued
 // (EMSGSIZE), a shorter one was received and is reported as EBADMSG.
 template <class T>
-T finish(int rc, const status& st, const T& v, const char* what) {
-    weft::detail::check(rc, what);
-    if (st.len != sizeof(T)) throw error(EBADMSG, what);
+T net_recv_result(int rc, const ::weft::net::status& st, const T& v, const char* what) {
+    check(rc, what);
+    if (st.len != sizeof(T)) throw ::weft::error(EBADMSG, what);
     return v;
 }
-}  // namespace net_detail
+}  // namespace d0
+}  // namespace weft::detail
+
+namespace weft::net {
+inline namespace v0 {
 
 // Receives one T; st (optional) gets the tag, source and times.
 template <message_value T>
@@ -197,7 +205,7 @@ T recv(const port_id& p, status* st = nullptr) {
     status s{};
     int rc = weft_net_recv(p, &v, sizeof v, &s, WEFT_NET_FOREVER);
     if (st != nullptr) *st = s;
-    return net_detail::finish(rc, s, v, "weft_net_recv");
+    return detail::net_recv_result(rc, s, v, "weft_net_recv");
 }
 
 template <message_value T, class Rep, class Period>
@@ -208,7 +216,7 @@ std::optional<T> recv_for(const port_id& p, std::chrono::duration<Rep, Period> t
     int rc = weft_net_recv(p, &v, sizeof v, &s, ns < 0 ? 0 : ns);  // a negative duration: look once
     if (st != nullptr) *st = s;
     if (rc == ETIMEDOUT) return std::nullopt;
-    return net_detail::finish(rc, s, v, "weft_net_recv");
+    return detail::net_recv_result(rc, s, v, "weft_net_recv");
 }
 
 template <message_value T>
@@ -218,7 +226,7 @@ std::optional<T> try_recv(const port_id& p, status* st = nullptr) {
     int rc = weft_net_try_recv(p, &v, sizeof v, &s);
     if (st != nullptr) *st = s;
     if (rc == EAGAIN) return std::nullopt;
-    return net_detail::finish(rc, s, v, "weft_net_try_recv");
+    return detail::net_recv_result(rc, s, v, "weft_net_try_recv");
 }
 
 // Receives into out; returns the number of elements received. A message

@@ -95,7 +95,17 @@ private:
     std::string remote_what_;
 };
 
-namespace rpc_detail {
+}  // namespace v0
+}  // namespace weft::rpc
+
+// rpc.hpp's private part: the argument codec and the typed handlers.
+namespace weft::detail {
+inline namespace d0 {
+namespace rpc {
+using ::weft::rpc::error;
+using ::weft::rpc::functions;
+using ::weft::rpc::interface;
+using ::weft::rpc::remote_error;
 
 // --- What may cross ------------------------------------------------------------------
 
@@ -502,20 +512,25 @@ auto call(weft_port_id_t port, std::int64_t timeout_ns, M m, A&&... a) {
     }
 }
 
-}  // namespace rpc_detail
+}  // namespace rpc
+}  // namespace d0
+}  // namespace weft::detail
+
+namespace weft::rpc {
+inline namespace v0 {
 
 // Calls m (&Service::function, listed in interface<Service>) at the server
 // behind `port` with args, blocking only the calling thread until the reply.
 template <class M, class... A>
 auto call(const weft_port_id_t& port, M m, A&&... args) {
-    return rpc_detail::call(port, WEFT_NET_FOREVER, m, std::forward<A>(args)...);
+    return detail::rpc::call(port, WEFT_NET_FOREVER, m, std::forward<A>(args)...);
 }
 
 // call, waiting at most `timeout` for the reply (error ETIMEDOUT after).
 template <class Rep, class Period, class M, class... A>
 auto call_for(const weft_port_id_t& port, std::chrono::duration<Rep, Period> timeout, M m, A&&... args) {
     auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count();
-    return rpc_detail::call(port, ns < 0 ? 0 : std::int64_t(ns), m, std::forward<A>(args)...);
+    return detail::rpc::call(port, ns < 0 ? 0 : std::int64_t(ns), m, std::forward<A>(args)...);
 }
 
 // A server for `service`'s interface: a port on the caller's node and
@@ -528,7 +543,7 @@ public:
     explicit server(Service& service, std::size_t threads = 1) {
         weft::detail::check(weft_rpc_server_create(&srv_), "weft_rpc_server_create");
         try {
-            rpc_detail::register_all(srv_, service, static_cast<interface<Service>*>(nullptr));
+            detail::rpc::register_all(srv_, service, static_cast<interface<Service>*>(nullptr));
             weft::detail::check(weft_rpc_server_start(srv_, threads, &port_), "weft_rpc_server_start");
         } catch (...) {
             (void)weft_rpc_server_destroy(srv_);

@@ -1,21 +1,18 @@
 // weft::detail — switching between ults and the post-switch actions.
 //
 // Hot path: everything here runs on every spawn, yield and block.
-#include <cxxabi.h>
 #include <sched.h>
 
 #include <cstring>
 
 #include "arch/context.hpp"
 #include "arch/fiber_sanitizer.hpp"
-#include "arch/thread_pointer.hpp"
 #include "base/asymmetric_fence.hpp"
 #include "core/dispatch.hpp"
 #include "core/profile.hpp"
 #include "core/progress.hpp"
 #include "core/runtime.hpp"
 #include "core/thread.hpp"
-#include "core/thread_pointer.hpp"
 #include "core/timer.hpp"
 #include "core/wait.hpp"
 #include "core/worker.hpp"
@@ -23,12 +20,6 @@
 namespace weft::detail {
 
 namespace {
-// Initial-exec: in libweft-pthread (a shared library, loaded at start by
-// LD_PRELOAD or as a dependency) every access would otherwise call
-// __tls_get_addr, about eight times per pthread_create + join; in a program
-// linked with libweft the linker makes it local-exec either way.
-[[gnu::tls_model("initial-exec")]] thread_local worker* tls_worker = nullptr;
-
 // True if w has work outside the policy: pinned ults, external wake-ups,
 // timers, a progress hook to run (core/progress.hpp).
 bool side_work(runtime* rt, worker* w) {
@@ -36,58 +27,6 @@ bool side_work(runtime* rt, worker* w) {
            progress_hook_set();
 }
 }  // namespace
-
-worker* current_worker() { return tls_worker; }
-
-ult* current_ult() {
-    worker* w = tls_worker;
-    return w != nullptr ? w->current : nullptr;
-}
-
-void set_current_worker(worker* w) {
-    tls_worker = w;
-    t_spin_census = w != nullptr ? &w->census : nullptr;
-    if (w != nullptr) {
-        w->eh_globals = abi::__cxa_get_globals();
-        w->kernel_tp = arch::thread_pointer();
-    }
-}
-
-// --- Ults with their own thread pointer (core/thread_pointer.hpp) ----------
-
-void (*g_own_tp_exit)(ult*) = nullptr;
-
-namespace {
-// Out of line on purpose: the compiler may compute a thread_local's address
-// once per function, and these must reach the block made current just before.
-[[gnu::noinline]] void note_worker_in_current_block(worker* w) {
-    tls_worker = w;
-    t_spin_census = &w->census;
-    asm volatile("" ::: "memory");
-}
-[[gnu::noinline]] void* eh_globals_in_current_block() { return abi::__cxa_get_globals(); }
-}  // namespace
-
-void switch_thread_pointer(worker* w, ult* to) {
-    arch::set_thread_pointer(to->tp != nullptr ? to->tp : w->kernel_tp);
-    note_worker_in_current_block(w);
-}
-
-void set_own_thread_pointer(void* tp) {
-    worker* w = tls_worker;
-    w->current->tp = tp;
-    arch::set_thread_pointer(tp != nullptr ? tp : w->kernel_tp);
-    note_worker_in_current_block(w);
-}
-
-void set_worker_thread_pointer(worker* w, void* tp) {
-    w->kernel_tp = tp;
-    arch::set_thread_pointer(tp);
-    note_worker_in_current_block(w);
-    // C++ exception state of the worker's own flows is now in this block.
-    w->eh_globals = eh_globals_in_current_block();
-    arch::set_thread_pointer(w->current->tp);
-}
 
 // Pops the next ult for w: its inbox (pinned ults), the inject queue (ults
 // readied by external threads), expired timers, then the policy; a dropped

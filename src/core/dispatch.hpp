@@ -15,6 +15,7 @@
 
 #include "arch/context.hpp"
 #include "arch/fiber_sanitizer.hpp"
+#include "core/current.hpp"
 #include "core/profile.hpp"
 #include "core/runtime.hpp"
 #include "core/thread.hpp"
@@ -24,13 +25,6 @@
 #include "core/worker.hpp"
 
 namespace weft::detail {
-
-// The worker the calling kernel thread is, or null for an external thread.
-// Not inlined on purpose: a ult may migrate between workers across any blocking
-// call, so no caller may keep a cached TLS address across one.
-worker* current_worker();
-// Makes w the calling kernel thread's worker (null: it is none any more).
-void set_current_worker(worker* w);
 
 // The out-of-line entry points (dispatch.cpp).
 // All take the calling worker and return the worker the caller resumed on.

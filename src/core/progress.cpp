@@ -13,9 +13,7 @@
 
 namespace weft::detail {
 
-namespace progress_detail {
-
-atomic<progress_fn> g_fn{nullptr};
+atomic<progress_fn> g_progress_fn{nullptr};
 
 namespace {
 atomic<void*> g_ctx{nullptr};
@@ -30,16 +28,16 @@ spinlock g_set_lock;
 thread_local std::uint32_t t_picks = 0;
 }  // namespace
 
-bool poll_now(std::int64_t now, bool waiting) {
+bool progress_poll_now(std::int64_t now, bool waiting) {
     // seq_cst, with clear_progress_hook's store and load: store-buffering, so
     // either clear sees this worker inside, or this worker sees the hook gone.
     // (It also pairs with set_progress_hook's release, so ctx is the hook's.)
     g_inside.fetch_add(1, memory_order_seq_cst);
     t_picks = 0;
-    progress_fn fn = g_fn.load(memory_order_seq_cst);
+    progress_fn fn = g_progress_fn.load(memory_order_seq_cst);
     bool did = false;
     if (fn != nullptr) {
-        did = fn(g_ctx.load(memory_order_relaxed), waiting);  // relaxed: published before fn (release/acquire on g_fn)
+        did = fn(g_ctx.load(memory_order_relaxed), waiting);  // relaxed: published before fn (release/acquire on g_progress_fn)
         // The precise clock only when the caller read it: an idle worker polls
         // in a tight loop.
         if (now != 0) g_last_ns.store(now, memory_order_relaxed);       // relaxed: a rate limit only
@@ -49,17 +47,13 @@ bool poll_now(std::int64_t now, bool waiting) {
     return did;
 }
 
-void poll_if_due() {
+void progress_poll_if_due() {
     if (++t_picks < tun::progress_pick_period) return;
     t_picks = 0;
     std::int64_t now = monotonic_ns();
     if (now - g_last_ns.load(memory_order_relaxed) < tun::progress_busy_ns) return;
-    (void)poll_now(now);
+    (void)progress_poll_now(now);
 }
-
-}  // namespace progress_detail
-
-using namespace progress_detail;
 
 bool progress_recently_active() {
     return progress_hook_set() && coarse_monotonic_ns() - g_active_ns.load(memory_order_relaxed) < tun::progress_active_ns;
@@ -74,7 +68,7 @@ bool poll_before_wait(bool (*arrived)(void*), void* ctx) {
         if (looks % 4 == 1 && worker_may_have_work(w)) return false;  // every 4 looks: a scan of the deques
         // After a poll that brought something, and every 8 looks (another
         // worker's poll may bring it).
-        if ((poll_now(0, true) || looks % 8 == 0) && arrived(ctx)) return true;
+        if ((progress_poll_now(0, true) || looks % 8 == 0) && arrived(ctx)) return true;
         // The clock every 64 looks (a look is ~0.1-0.3 us).
         if (looks % 64 == 0) {
             std::int64_t now = monotonic_ns();
@@ -87,16 +81,16 @@ bool poll_before_wait(bool (*arrived)(void*), void* ctx) {
 
 bool set_progress_hook(progress_fn fn, void* ctx) {
     lock_guard<spinlock> g(g_set_lock);
-    if (g_fn.load(memory_order_relaxed) != nullptr) return false;
+    if (g_progress_fn.load(memory_order_relaxed) != nullptr) return false;
     g_ctx.store(ctx, memory_order_relaxed);
-    g_fn.store(fn, memory_order_release);
+    g_progress_fn.store(fn, memory_order_release);
     return true;
 }
 
 void clear_progress_hook() {
     {
         lock_guard<spinlock> g(g_set_lock);
-        g_fn.store(nullptr, memory_order_seq_cst);
+        g_progress_fn.store(nullptr, memory_order_seq_cst);
     }
     // A worker that loaded fn before the store may still be inside it.
     while (g_inside.load(memory_order_seq_cst) != 0) sched_yield();

@@ -45,21 +45,20 @@ using progress_fn = bool (*)(void* ctx, bool waiting);
 // Removes it and waits until no worker runs it.
 void clear_progress_hook();
 
-namespace progress_detail {
-extern atomic<progress_fn> g_fn;
-void poll_if_due();
+// What the inline hooks below call; nothing else names them.
+extern atomic<progress_fn> g_progress_fn;
+void progress_poll_if_due();
 // Runs the hook; `now`: the clock if the caller read it, else 0; `waiting` as
 // progress_fn's. True if it did something.
-bool poll_now(std::int64_t now, bool waiting = false);
-}  // namespace progress_detail
+bool progress_poll_now(std::int64_t now, bool waiting = false);
 
-inline bool progress_hook_set() { return progress_detail::g_fn.load(memory_order_relaxed) != nullptr; }
+inline bool progress_hook_set() { return g_progress_fn.load(memory_order_relaxed) != nullptr; }
 // From pick: polls when a hook is set and tun::progress_busy_ns has passed.
 inline void progress_at_pick() {
-    if (progress_hook_set()) progress_detail::poll_if_due();
+    if (progress_hook_set()) progress_poll_if_due();
 }
 // From the idle loop: polls now when a hook is set; true if it did something.
-inline bool progress_when_idle() { return progress_hook_set() && progress_detail::poll_now(0); }
+inline bool progress_when_idle() { return progress_hook_set() && progress_poll_now(0); }
 // True while the hook did something within tun::progress_active_ns: an idle
 // worker keeps polling (yielding the CPU between looks) rather than parking.
 // Judged on the coarse clock (CLOCK_MONOTONIC_COARSE, a few ms of resolution

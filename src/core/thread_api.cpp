@@ -1,6 +1,8 @@
 // The C API for threads and their attributes (weft.h, "Threads"): argument
 // checks, handles, errno values. The lifetime they drive is thread.cpp /
 // thread.hpp; handles are core/handle.hpp.
+#include "core/thread_api.hpp"
+
 #include <sched.h>
 
 #include <cerrno>
@@ -13,7 +15,6 @@
 #include "core/runtime.hpp"
 #include "core/thread.hpp"
 #include "core/thread_inline.hpp"
-#include "core/thread_pointer.hpp"
 #include "core/tunables.hpp"
 
 namespace weft::detail {

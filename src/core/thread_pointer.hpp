@@ -3,7 +3,8 @@
 // A ult's tp, when set, is the thread pointer its code runs with, on whatever
 // worker; a ult without one runs with its worker's (worker::kernel_tp). The
 // core only switches the register (dispatch.hpp) and calls the owner's exit
-// hook; what the block holds is its owner's business (libweft-pthread:
+// hook; a ult is created with its own block by create_with_thread_pointer
+// (core/thread_api.hpp). What the block holds is its owner's business (libweft-pthread:
 // src/shim/tls_block.cpp, docs/design/shim.md, "Thread-local storage and errno").
 //
 // weft's own thread_local variables follow the thread pointer too: while a ult
@@ -12,8 +13,6 @@
 // into the block at every switch to it; the others are per kernel thread for
 // statistics only, or are not used on a ult.
 #pragma once
-
-#include <weft/weft.h>
 
 namespace weft::detail {
 
@@ -33,10 +32,6 @@ void set_own_thread_pointer(void* tp);
 // (its idle ult among them). On w's kernel thread, while it runs a ult that
 // has its own.
 void set_worker_thread_pointer(worker* w, void* tp);
-
-// weft_thread_create, with `tp` as the new ult's own thread pointer from its
-// first instruction on: the switch to it installs it.
-int create_with_thread_pointer(weft_thread_t* thread, const weft_attr_t* attr, void* (*fn)(void*), void* arg, void* tp);
 
 // Called on a ult with its own thread pointer when it ends, after its key
 // destructors, before its last switch, which installs the next ult's thread

@@ -22,13 +22,12 @@
 
 #include "base/primitives.hpp"
 #include "core/clock.hpp"  // every deadline here is on its monotonic clock
+#include "core/current.hpp"
 
 namespace weft::detail {
 
 struct ult;
 
-// The calling ult, or null on an external kernel thread.
-ult* current_ult();
 
 struct wait_record {
     wait_record() : waiter(current_ult()) {}

@@ -147,12 +147,13 @@ struct fabric {
 
 class faulty_link final : public link {
 public:
-    faulty_link(std::shared_ptr<fabric> f, int rank) : f_(std::move(f)), rank_(rank) {
+    // `name`: the registered transport's (transport_def::name).
+    faulty_link(std::shared_ptr<fabric> f, int rank, const char* name) : name_(name), f_(std::move(f)), rank_(rank) {
         f_->ranks[std::size_t(rank)].bulks.resize(std::size_t(f_->size));
     }
     ~faulty_link() override { close(); }
 
-    const char* name() const override { return "faulty"; }
+    const char* name() const override { return name_; }
     int size() const override { return f_->size; }
     int rank() const override { return rank_; }
     std::size_t max_frame() const override { return tun::net_frame_max_bytes; }
@@ -367,6 +368,7 @@ public:
     }
 
 private:
+    const char* name_;
     std::shared_ptr<fabric> f_;
     int rank_;
     link_sink* sink_ = nullptr;
@@ -424,12 +426,12 @@ int make_faulty_transport(const transport_config& cfg, std::unique_ptr<transport
     if (!f) return ENOMEM;
     std::vector<std::unique_ptr<protocol>> eps;
     for (int r = 0; r < n; ++r) {
-        auto l = std::unique_ptr<link>(new (std::nothrow) faulty_link(f, r));
+        auto l = std::unique_ptr<link>(new (std::nothrow) faulty_link(f, r, cfg.def->name));
         if (!l) return ENOMEM;
         eps.emplace_back(new (std::nothrow) protocol(std::move(l), timeout_ns, plan.receiver_wait_ns));
         if (!eps.back()) return ENOMEM;
     }
-    if (int rc = make_protocol_transport("faulty", std::move(eps), out); rc != 0) return rc;
+    if (int rc = make_protocol_transport(cfg, std::move(eps), out); rc != 0) return rc;
     g_fabric.store(f.get(), memory_order_release);  // lives while its links do: the job's transport
     return 0;
 }

@@ -20,9 +20,10 @@ namespace {
 
 class inproc final : public transport {
 public:
-    inproc(std::int64_t alpha_ns, std::int64_t beta_ns_per_byte) : alpha_(alpha_ns), beta_(beta_ns_per_byte) {}
+    explicit inproc(const transport_config& cfg)
+        : name_(cfg.def->name), alpha_(cfg.alpha_ns), beta_(cfg.beta_ns_per_byte) {}
 
-    const char* name() const override { return "inproc"; }
+    const char* name() const override { return name_; }
 
     int send(const weft_port_id_t& to, msg_header h, const void* buf, std::size_t len) override {
         job* j = current_job();
@@ -36,6 +37,7 @@ public:
     }
 
 private:
+    const char* name_;
     std::int64_t alpha_;
     std::int64_t beta_;
 };
@@ -45,7 +47,7 @@ const transport_def inproc_transport = {
     .description = "every node in this process, with the injected latency alpha + beta * bytes",
     .make =
         [](const transport_config& cfg, std::unique_ptr<transport>* out) {
-            out->reset(new (std::nothrow) inproc(cfg.alpha_ns, cfg.beta_ns_per_byte));
+            out->reset(new (std::nothrow) inproc(cfg));
             return *out ? 0 : ENOMEM;
         },
 };

@@ -57,6 +57,8 @@ struct pending_send {
 
 class mpi_link final : public link {
 public:
+    // `name`: the registered transport's (transport_def::name).
+    explicit mpi_link(const char* name) : name_(name) {}
     ~mpi_link() override {
         close();
         if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
@@ -117,7 +119,7 @@ public:
         return 0;
     }
 
-    const char* name() const override { return "mpi"; }
+    const char* name() const override { return name_; }
     int size() const override { return size_; }
     int rank() const override { return rank_; }
     std::size_t max_frame() const override { return tun::net_frame_max_bytes; }
@@ -396,6 +398,7 @@ private:
         std::fprintf(stderr, "weft: mpi transport: %s with node %d failed: %s\n", call, peer_rank, text);
     }
 
+    const char* name_;
     MPI_Comm comm_ = MPI_COMM_NULL;
     int rank_ = 0;
     int size_ = 1;
@@ -418,16 +421,16 @@ private:
     std::size_t ring_head_ = 0;              // the oldest receive of the ring
 };
 
-int make_mpi_transport(const transport_config&, std::unique_ptr<transport>* out) {
+int make_mpi_transport(const transport_config& cfg, std::unique_ptr<transport>* out) {
     std::int64_t timeout_ns = 0;
     if (int rc = read_peer_timeout(&timeout_ns); rc != 0) return rc;
-    auto l = std::unique_ptr<mpi_link>(new (std::nothrow) mpi_link);
+    auto l = std::unique_ptr<mpi_link>(new (std::nothrow) mpi_link(cfg.def->name));
     if (!l) return ENOMEM;
     if (int rc = l->init(); rc != 0) return rc;
     std::vector<std::unique_ptr<protocol>> eps;
     eps.emplace_back(new (std::nothrow) protocol(std::move(l), timeout_ns));
     if (!eps.back()) return ENOMEM;
-    return make_protocol_transport("mpi", std::move(eps), out);
+    return make_protocol_transport(cfg, std::move(eps), out);
 }
 
 const transport_def mpi_transport = {

@@ -341,8 +341,9 @@ private:
 // The transport over `eps`, the endpoints of the ranks this process holds
 // (mpi: its own; faulty: every rank), each over its own link, all of one
 // job: it runs their progress from the scheduler's hook and hands each call
-// to the endpoint of the calling thread's node. `name` as WEFT_NET spells it.
-[[nodiscard]] int make_protocol_transport(const char* name, std::vector<std::unique_ptr<protocol>> eps,
+// to the endpoint of the calling thread's node. Named as cfg's registered
+// transport (cfg.def, the one whose make calls this).
+[[nodiscard]] int make_protocol_transport(const transport_config& cfg, std::vector<std::unique_ptr<protocol>> eps,
                                           std::unique_ptr<transport>* out);
 
 // Helpers shared by the protocol's files.

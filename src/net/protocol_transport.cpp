@@ -106,6 +106,12 @@ spinlock g_next_lock;
 std::unique_ptr<link> g_next_link;  // use_link_once's, until the next init takes it
 const char* g_next_name = nullptr;
 
+int make_named(const char* name, std::vector<std::unique_ptr<protocol>> eps, std::unique_ptr<transport>* out) {
+    if (eps.empty()) return EINVAL;
+    out->reset(new (std::nothrow) protocol_transport(name, std::move(eps)));
+    return *out ? 0 : ENOMEM;
+}
+
 }  // namespace
 
 void use_link_once(std::unique_ptr<link> l, const char* name) {
@@ -125,15 +131,13 @@ bool take_link_once(std::unique_ptr<transport>* out, int* rc) {
     }
     std::vector<std::unique_ptr<protocol>> eps;
     eps.emplace_back(new (std::nothrow) protocol(std::move(l), 0));
-    *rc = eps.back() ? make_protocol_transport(name, std::move(eps), out) : ENOMEM;
+    *rc = eps.back() ? make_named(name, std::move(eps), out) : ENOMEM;
     return true;
 }
 
-int make_protocol_transport(const char* name, std::vector<std::unique_ptr<protocol>> eps,
+int make_protocol_transport(const transport_config& cfg, std::vector<std::unique_ptr<protocol>> eps,
                             std::unique_ptr<transport>* out) {
-    if (eps.empty()) return EINVAL;
-    out->reset(new (std::nothrow) protocol_transport(name, std::move(eps)));
-    return *out ? 0 : ENOMEM;
+    return make_named(cfg.def->name, std::move(eps), out);
 }
 
 }  // namespace weft::detail::net

@@ -96,7 +96,10 @@ struct transport_config {
 // a build without MPI has no mpi to name.
 struct transport_def {
     static constexpr plug_kind kind{"transport", "src/net/transport.hpp"};
-    const char* name = nullptr;  // as WEFT_NET spells it, and transport::name() returns it
+    // As WEFT_NET spells it: the one spelling of the name. transport::name()
+    // (and a protocol transport's link::name()) return it, taken from
+    // transport_config::def by make.
+    const char* name = nullptr;
     const char* description = nullptr;
     // Called by weft_net_init on the calling thread, outside every lock:
     // makes the transport for cfg into *out. 0, or EINVAL (a message on

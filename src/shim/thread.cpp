@@ -14,7 +14,7 @@
 #include "arch/stack.hpp"
 #include "core/dispatch.hpp"
 #include "core/runtime.hpp"
-#include "core/thread_pointer.hpp"
+#include "core/thread_api.hpp"
 #include "core/ult.hpp"
 #include "core/worker.hpp"
 #include "shim/attr.hpp"
