@@ -23,6 +23,11 @@ namespace weft::apps::pde {
 
 namespace {
 
+// A weft call that failed ends the solver with weft::error (what failed, and the errno).
+void check(int rc, const char* what) {
+    if (rc != 0) throw weft::error(rc, what);
+}
+
 // A strip's halo port buffers at most this many edges: a neighbour runs at
 // most one sweep ahead (it cannot finish sweep s + 1 before it has this
 // strip's edge of sweep s + 1), so two are ever queued; four leave room.
@@ -225,9 +230,9 @@ void on_nodes(std::vector<int> const& nodes, std::function<void(int)> const& bod
     std::vector<weft_thread_t> ts(nodes.size());
     for (std::size_t k = 0; k < nodes.size(); ++k) {
         calls[k] = {&body, nodes[k], nullptr};
-        weft::detail::check(weft_net_spawn(&ts[k], nodes[k], nullptr, run_node_call, &calls[k]), "weft_net_spawn");
+        check(weft_net_spawn(&ts[k], nodes[k], nullptr, run_node_call, &calls[k]), "weft_net_spawn");
     }
-    for (auto t : ts) weft::detail::check(weft_thread_join(t, nullptr), "weft_thread_join");
+    for (auto t : ts) check(weft_thread_join(t, nullptr), "weft_thread_join");
     for (auto const& c : calls)
         if (c.error) std::rethrow_exception(c.error);
 }
@@ -273,7 +278,7 @@ public:
         ports_ = make_node_ports(p_, self_);
         has_ports_ = true;
         if (self_ == 0) {
-            weft::detail::check(weft_net_port_create(&times_, static_cast<std::size_t>(nodes_),
+            check(weft_net_port_create(&times_, static_cast<std::size_t>(nodes_),
                                                      static_cast<std::size_t>(nodes_) * sizeof(double)),
                                 "weft_net_port_create (times)");
             has_times_ = true;
@@ -301,15 +306,15 @@ public:
             times_at = find(times_name(run_), timeout_ns);
         }
         double secs = run_node(p_, self_, dir, gather, result, [] {
-            weft::detail::check(weft_net_barrier(), "weft_net_barrier (before the sweeps)");
+            check(weft_net_barrier(), "weft_net_barrier (before the sweeps)");
         });
         if (self_ != 0) {
-            weft::detail::check(weft_net_send(times_at, 0, &secs, sizeof secs), "weft_net_send (times)");
+            check(weft_net_send(times_at, 0, &secs, sizeof secs), "weft_net_send (times)");
         } else {
             for (int k = 1; k < nodes_; ++k) {
                 double t = 0;
                 weft_net_status_t st{};
-                weft::detail::check(weft_net_recv(times_, &t, sizeof t, &st, WEFT_NET_FOREVER),
+                check(weft_net_recv(times_, &t, sizeof t, &st, WEFT_NET_FOREVER),
                                     "weft_net_recv (times)");
                 if (st.len != sizeof t) throw weft::error(EBADMSG, "weft_net_recv (times): not one double");
                 secs = std::max(secs, t);
@@ -322,7 +327,7 @@ public:
         // service). The ports go after it: until every node has passed it, a
         // neighbour may still be sending its last edge.
         unregister_names(true);
-        weft::detail::check(weft_net_barrier(), "weft_net_barrier (after the sweeps)");
+        check(weft_net_barrier(), "weft_net_barrier (after the sweeps)");
         destroy_ports(true);
         return secs;
     }
@@ -333,12 +338,12 @@ private:
     void unregister_names(bool checked) {
         for (; !names_.empty(); names_.pop_back()) {
             int const rc = weft_net_name_unregister(names_.back().c_str());
-            if (checked) weft::detail::check(rc, "weft_net_name_unregister");
+            if (checked) check(rc, "weft_net_name_unregister");
         }
     }
     void destroy_ports(bool checked) {
         auto done = [checked](int rc, char const* what) {
-            if (checked) weft::detail::check(rc, what);
+            if (checked) check(rc, what);
         };
         if (has_ports_) {
             has_ports_ = false;
@@ -431,18 +436,18 @@ node_ports make_node_ports(problem const& p, int node) {
     node_ports ports;
     ports.halo.resize(static_cast<std::size_t>(threads) * 4);
     for (auto& id : ports.halo)
-        weft::detail::check(weft_net_port_create(&id, kHaloMsgs, kHaloMsgs * row_bytes), "weft_net_port_create");
+        check(weft_net_port_create(&id, kHaloMsgs, kHaloMsgs * row_bytes), "weft_net_port_create");
     ports.has_gather = node == 0;
     if (ports.has_gather)
-        weft::detail::check(weft_net_port_create(&ports.gather, kGatherMsgs,
+        check(weft_net_port_create(&ports.gather, kGatherMsgs,
                                                  kGatherMsgs * gather_bytes(max_block_nx(p, l))),
                             "weft_net_port_create (gather)");
     return ports;
 }
 
 void destroy_node_ports(node_ports const& ports) {
-    for (auto const& id : ports.halo) weft::detail::check(weft_net_port_destroy(id), "weft_net_port_destroy");
-    if (ports.has_gather) weft::detail::check(weft_net_port_destroy(ports.gather), "weft_net_port_destroy (gather)");
+    for (auto const& id : ports.halo) check(weft_net_port_destroy(id), "weft_net_port_destroy");
+    if (ports.has_gather) check(weft_net_port_destroy(ports.gather), "weft_net_port_destroy (gather)");
 }
 
 double run_node(problem const& p, int node, std::vector<node_ports> const& directory, bool gather,
@@ -512,15 +517,15 @@ double run_inproc(problem const& p, bool gather, std::vector<double>* result) {
     on_every_node(nodes, [&](int j) { directory[static_cast<std::size_t>(j)] = make_node_ports(p, j); });
     std::vector<double> secs(static_cast<std::size_t>(nodes));
     weft_barrier_t built;
-    weft::detail::check(weft_barrier_init(&built, static_cast<unsigned>(nodes)), "weft_barrier_init");
+    check(weft_barrier_init(&built, static_cast<unsigned>(nodes)), "weft_barrier_init");
     auto const ready = [&built] {
         int const rc = weft_barrier_wait(&built);
-        if (rc != 0 && rc != WEFT_BARRIER_SERIAL_THREAD) weft::detail::check(rc, "weft_barrier_wait");
+        if (rc != 0 && rc != WEFT_BARRIER_SERIAL_THREAD) check(rc, "weft_barrier_wait");
     };
     on_every_node(nodes, [&](int j) {
         secs[static_cast<std::size_t>(j)] = run_node(p, j, directory, gather, j == 0 ? result : nullptr, ready);
     });
-    weft::detail::check(weft_barrier_destroy(&built), "weft_barrier_destroy");
+    check(weft_barrier_destroy(&built), "weft_barrier_destroy");
     on_every_node(nodes, [&](int j) { destroy_node_ports(directory[static_cast<std::size_t>(j)]); });
     return *std::max_element(secs.begin(), secs.end());
 }
