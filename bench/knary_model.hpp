@@ -1,6 +1,6 @@
 // The knary program's shape and Arora, Blumofe & Plaxton's performance model,
 // as plain arithmetic (no runtime): what `weft-bench knary` and `weft-bench
-// cycler` compute from their measurements, and what tests/bench checks.
+// cycler` compute from their measurements, and what tests/model/knary_model_test.cpp checks.
 //
 // knary(n, k, r) (Blumofe et al.'s synthetic program) is a tree of depth n in
 // which every node runs a fixed busy loop and then has k children, the first

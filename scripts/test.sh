@@ -17,7 +17,7 @@
 # status is non-zero if anything failed.
 #
 # Environment: WEFT_JOBS (default 2); WEFT_TEST_STAGES (default "release asan tsan fuzz");
-# WEFT_CTEST_ARGS (extra ctest arguments for every stage, e.g. "-R unit\.");
+# WEFT_CTEST_ARGS (extra ctest arguments for every stage, e.g. "-R conformance\.");
 # WEFT_CCACHE=0 builds without ccache even where it is installed (see below).
 set -uo pipefail
 

@@ -1,6 +1,6 @@
 // weft::detail::adapt — the schedstat probe's arithmetic (schedstat_probe.cpp),
 // as pure functions of the text the kernel gives and of two samples, so that
-// tests can feed it synthetic /proc text and samples (tests/unit/
+// tests can feed it synthetic /proc text and samples (tests/whitebox/
 // adapt_schedstat_test.cpp). The probe itself only reads the files and keeps
 // the last sample.
 #pragma once

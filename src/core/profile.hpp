@@ -63,7 +63,7 @@ void calibrate_ticks();
 // work and span (profile_work_ns, profile_span_ns, hence weft_stats_t's
 // work_ns and span_ns) come out in those units, unconverted. That makes the
 // profiler's fork/join arithmetic testable exactly, whatever the machine's
-// load does to the wall clock (tests/unit/profile_test.cpp); how close the
+// load does to the wall clock (tests/whitebox/profile_test.cpp); how close the
 // wall-clock figures come to the truth is a benchmark's question, not a test's.
 // Internal, for tests: install it before weft_init, remove it after
 // weft_finalize; the trace's timestamps are then units too.

@@ -143,7 +143,7 @@ struct ult {
 // thread's first frames: a thread blocked on a semaphore from its start
 // routine reaches about 800 bytes below the top at the switch, this block
 // included, and keeps that one page resident (what a live thread costs in
-// docs/design/stacks-and-context.md; tests/unit/thread_footprint_test.cpp).
+// docs/design/stacks-and-context.md; tests/whitebox/thread_footprint_test.cpp).
 // A block grown past this bound eats the room that keeps such a thread, and a
 // somewhat deeper one, within that page. (The ucontext build's context is a
 // ucontext_t, about 1 KiB by itself.)

@@ -2,7 +2,7 @@
 // each with weft's protocol over a link of its own (link.hpp), joined by an
 // in-memory fabric that injects the faults a network has, so that the
 // protocol's guarantees are tested without MPI, under every scheduler and
-// sanitizer (tests/unit/net_transport_test.cpp; docs/design/net.md, "The
+// sanitizer (tests/whitebox/net_transport_test.cpp; docs/design/net.md, "The
 // fault-injecting link").
 //
 // Faults (faulty_plan, transport.hpp; the defaults when WEFT_NET=faulty names

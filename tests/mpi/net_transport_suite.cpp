@@ -1,4 +1,4 @@
-// The transport suite (tests/unit/net_transport_test.cpp) over the mpi
+// The transport suite (tests/whitebox/net_transport_test.cpp) over the mpi
 // transport: every rank runs the same GoogleTest program, the same tests in
 // the same order, each test a job of one node per rank; tests/CMakeLists.txt
 // builds it with that file and registers it for 2 and 4 ranks.

@@ -2,7 +2,7 @@
 //
 // Why this one and not the last to park: README.md beside this file, "Which
 // parked worker". A pure function of the parked set and the waker's CPU, so
-// that the rule is tested without threads (tests/unit/sleep_claim_test.cpp).
+// that the rule is tested without threads (tests/whitebox/sleep_claim_test.cpp).
 #pragma once
 
 #include <span>

@@ -3,7 +3,7 @@
 // Why it leaves early for a timer: README.md beside this file (step 4) and
 // docs/design/net.md, "A timer's waiter wakes on time". A pure function of
 // the park's deadline and the earliest timer's, so that the rule is tested
-// without threads (tests/unit/sleep_timed_park_test.cpp).
+// without threads (tests/whitebox/sleep_timed_park_test.cpp).
 #pragma once
 
 #include <cstdint>

@@ -20,7 +20,7 @@
 namespace plug_test {
 
 struct widget_def {
-    static constexpr weft::detail::plug_kind kind{"widget", "tests/unit/registry_test.cpp"};
+    static constexpr weft::detail::plug_kind kind{"widget", "tests/whitebox/registry_test.cpp"};
     const char* name = nullptr;
     const char* description = nullptr;
     int size = 0;
@@ -77,7 +77,7 @@ protected:
 TEST_F(RegistryDeathTest, a_contract_violation_is_refused) {
     static const widget_def empty{"empty", "e", 0};
     EXPECT_DEATH(registrar<widget_def> r{&empty},
-                 "weft: widget 'empty' is malformed: size must be > 0 \\(see tests/unit/registry_test.cpp\\)");
+                 "weft: widget 'empty' is malformed: size must be > 0 \\(see tests/whitebox/registry_test.cpp\\)");
 }
 
 TEST_F(RegistryDeathTest, a_name_registered_twice_is_refused) {
@@ -109,7 +109,7 @@ TEST_F(RegistryDeathTest, a_transport_or_probe_without_a_factory_is_refused) {
 
 const sched_policy_def test_policy = {
     .name = "zz-test-policy",
-    .description = "registered by tests/unit/registry_test.cpp",
+    .description = "registered by tests/whitebox/registry_test.cpp",
     .create = [](int) -> void* { return nullptr; },
     .destroy = [](void*) {},
     .spawn = [](void*, int, ult*, ult*) { return false; },
@@ -120,7 +120,7 @@ const sched_policy_def test_policy = {
 bool g_test_transport_made = false;
 const net::transport_def test_transport = {
     .name = "zz-test-transport",
-    .description = "registered by tests/unit/registry_test.cpp",
+    .description = "registered by tests/whitebox/registry_test.cpp",
     .make =
         [](const net::transport_config&, std::unique_ptr<net::transport>*) {
             g_test_transport_made = true;
@@ -130,7 +130,7 @@ const net::transport_def test_transport = {
 
 const adapt::probe_def test_probe = {
     .name = "zz-test-probe",
-    .description = "registered by tests/unit/registry_test.cpp",
+    .description = "registered by tests/whitebox/registry_test.cpp",
     .interval_ms = 10,
     .make = [](std::string* why) -> std::unique_ptr<adapt::probe> {
         *why = "the test probe is never available";

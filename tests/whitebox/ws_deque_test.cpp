@@ -3,7 +3,7 @@
 // bottom, FIFO steals at the top, growth that keeps every item and its order).
 // Each case runs with several initial capacities (log2 = 1, 2, 8), so that the
 // small ones grow many times and wrap around the ring in every test.
-// The concurrent linearizability test is tests/stress/ws_deque_stress_concurrency.cpp.
+// The concurrent linearizability test is tests/stress/ws_deque_stress_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cstdint>

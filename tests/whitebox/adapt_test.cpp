@@ -4,7 +4,7 @@
 // (ASAT's bad count, "dipping a toe in the water", the take-back after it).
 // The env rows of WEFT_ADAPT, WEFT_ADAPT_INTERVAL and WEFT_BUDGET are in
 // env_test.cpp; changes of the count under load in
-// tests/stress/adapt_concurrency.cpp; the budget in adapt_budget_test.cpp.
+// tests/stress/adapt_stress_test.cpp; the budget in adapt_budget_test.cpp.
 #include <sched.h>
 
 #include <atomic>
