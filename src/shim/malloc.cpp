@@ -95,8 +95,11 @@ bool from_quiet_module(const void* caller) {
 // The quota decision for `bytes` about to be allocated by code at `caller`
 // (null: never): only for the program's own calls on a running weft thread.
 // The decision may switch threads; the caller's errno is kept across it.
+// A policy without a quota (every one but dfs) is ruled out first: the
+// module lookup below is half of what the shim adds to a malloc.
 void charge(std::size_t bytes, const void* caller) {
     if (caller == nullptr || g_nquiet == 0 || !ready()) return;
+    if (detail::runtime* rt = detail::g_rt; rt == nullptr || rt->policy->space.on_alloc == nullptr) return;
     detail::worker* w = detail::current_worker();
     if (w == nullptr || w->current == nullptr || w->current == w->idle || from_quiet_module(caller)) return;
     errno_keeper keep;
@@ -123,8 +126,10 @@ void* do_realloc(void* p, std::size_t n, const void* caller) {
     void* q = __libc_realloc(p, n);
     if (q == nullptr) return nullptr;  // p is untouched
     std::size_t now = malloc_usable_size(q);
-    if (now > old) detail::heap_note_alloc(now - old);
-    else detail::heap_note_free(old - now);
+    if (now > old)
+        detail::heap_note_alloc(now - old);
+    else
+        detail::heap_note_free(old - now);
     return q;
 }
 
