@@ -1,5 +1,5 @@
 #include "io/fd_wait.hpp"
-#include "io/interrupt.hpp"
+#include "core/interrupt.hpp"
 #include "io/kernel_thread.hpp"
 
 #include <pthread.h>
@@ -197,6 +197,7 @@ int watch(int fd) {
 int wait_ready(int fd, fd_entry* e, direction d, std::uint64_t seen, std::int64_t deadline_ns, const char* what) {
     wait_record rec;
     interruptible_wait intr(&rec, e->lock.word());
+    intr.enter();
     spinlock_ref lk(*e->lock.word());
     lk.lock();
     if (e->edges[d].load(memory_order_relaxed) != seen) {
