@@ -19,8 +19,11 @@ interruptible_wait* waits = nullptr;
 
 void set_signal_hooks(const signal_hooks* h) { g_signal_hooks.store(h, memory_order_release); }
 
-void interruptible_wait::enter_registered() {
+void interruptible_wait::enter_registered(wait_record* r, std::uint32_t* l, bool (*withdraw_rec)(wait_record*)) {
     const signal_hooks* h = g_signal_hooks.load(memory_order_acquire);
+    rec = r;
+    lock = l;
+    withdraw = withdraw_rec;
     who = current_ult();
     if (h == nullptr || who == nullptr) {
         state = skipped;
@@ -41,13 +44,13 @@ void interruptible_wait::enter_registered() {
     signal_first = h->pending();
 }
 
-bool interruptible_wait::register_unlocking() {
+bool interruptible_wait::register_unlocking(wait_record* r, std::uint32_t* l) {
     if (current_ult() == nullptr) {  // a kernel thread outside weft: the kernel delivers its signals
         state = skipped;
         return false;
     }
-    spinlock_ref(*lock).unlock();
-    enter_registered();
+    spinlock_ref(*l).unlock();
+    enter_registered(r, l, nullptr);
     return true;
 }
 
@@ -61,9 +64,11 @@ void interruptible_wait::leave() {
 }
 
 void interruptible_wait::reset() {
-    if (state == registered) leave();
+    if (state == registered) {
+        leave();
+        rec->result = 0;
+    }
     state = idle;
-    rec->result = 0;
 }
 
 namespace {

@@ -14,7 +14,8 @@
 //
 // With no hooks installed (a program not under the shim) nothing is
 // registered: a wait pays one relaxed load of the hooks pointer
-// (interruptible_wait::register_first) and a test of a flag.
+// (signal_hooks_installed, or interruptible_wait::register_first, which
+// costs the store and test of a flag more).
 #pragma once
 
 #include <cstdint>
@@ -41,6 +42,10 @@ struct signal_hooks {
 // The installed hooks, or null (read inline by every wait that could park).
 extern atomic<const signal_hooks*> g_signal_hooks;
 
+// Whether hooks are installed: a wait that could park and has a path of its
+// own for interruptible waits tests this first.
+inline bool signal_hooks_installed() { return g_signal_hooks.load(memory_order_relaxed) != nullptr; }
+
 // Installs the hooks (null: none). Set before any thread waits, or while none
 // does: a wait registers only if hooks were installed when it began.
 void set_signal_hooks(const signal_hooks* hooks);
@@ -61,10 +66,10 @@ bool interrupt_one(bool (*choose)(ult* t, void* arg), void* arg);
 int take_signals(bool restartable);
 
 // A wait that interrupt_wait can end, on the waiter's stack. `lock` is the
-// spinlock word `rec` is queued under; interrupt_wait takes it, and if rec is
+// spinlock word its record `rec` is queued under; interrupt_wait takes it, and if rec is
 // still linked unlinks it (rec->unlink), sets rec->result to EINTR and wakes
 // the waiter. A wait with no lock (a join: the waker finds rec by other
-// means) gives `withdraw` instead, which takes rec back from where the waker
+// means) gives a function `withdraw` instead, which takes rec back from where the waker
 // would find it and says whether it did; the waiter reads `hit` after it
 // published rec (both sequentially consistent), so that one of the two
 // takes it out. The wait is registered in the list interrupt_wait searches by
@@ -73,8 +78,7 @@ int take_signals(bool restartable);
 // the destructor.
 class interruptible_wait {
 public:
-    interruptible_wait(wait_record* r, std::uint32_t* l) : rec(r), lock(l) {}
-    interruptible_wait(wait_record* r, bool (*w)(wait_record*)) : rec(r), lock(nullptr), withdraw(w) {}
+    interruptible_wait() = default;
     ~interruptible_wait() {
         if (state == registered) [[unlikely]]
             leave();
@@ -82,38 +86,43 @@ public:
     interruptible_wait(const interruptible_wait&) = delete;
     interruptible_wait& operator=(const interruptible_wait&) = delete;
 
-    // Registers the wait now, if hooks are installed and the caller is a weft
-    // thread. No lock held.
-    void enter() {
-        if (g_signal_hooks.load(memory_order_relaxed) != nullptr) [[unlikely]]
-            enter_registered();
+    // Registers the wait for r, queued under lock l, now, if hooks are
+    // installed and the caller is a weft thread. No lock held.
+    void enter(wait_record* r, std::uint32_t* l) {
+        if (signal_hooks_installed()) [[unlikely]]
+            enter_registered(r, l, nullptr);
+    }
+    // The same for a wait with no lock (withdraw: see above).
+    void enter(wait_record* r, bool (*withdraw_rec)(wait_record*)) {
+        if (signal_hooks_installed()) [[unlikely]]
+            enter_registered(r, nullptr, withdraw_rec);
     }
 
-    // With `lock` held, before parking: true when the wait had to be
-    // registered first, which released `lock` (the caller takes it again and
+    // With lock l held, before parking on r: true when the wait had to be
+    // registered first, which released l (the caller takes it again and
     // decides afresh: the object may have changed); false when the caller may
     // go on (registered already, or no hooks, or not a weft thread).
-    bool register_first() {
-        if (state != idle || g_signal_hooks.load(memory_order_relaxed) == nullptr) [[likely]]
+    bool register_first(wait_record* r, std::uint32_t* l) {
+        if (!signal_hooks_installed()) [[likely]]
             return false;
-        return register_unlocking();
+        return state == idle && register_unlocking(r, l);
     }
 
-    // Before parking, with `lock` held: whether a signal is already the
+    // Before parking, with the lock held: whether a signal is already the
     // waiter's to take (then it must not park).
     bool interrupted() const { return state == registered && (signal_first || hit); }
-    // The same for a wait with no lock, after it published rec.
+    // The same for a wait with no lock, after it published its record.
     bool interrupted_unlocked() {
         return state == registered && (signal_first || atomic_ref<bool>(hit).load(memory_order_seq_cst));
     }
 
     // After the signals were taken, for a wait that goes on: unregisters it
     // (the next register_first registers it afresh, and a later signal
-    // interrupts it again) and clears rec->result. No lock held.
+    // interrupts it again) and clears the record's result. No lock held.
     void reset();
 
-    // The constructor sets rec and lock only (a wait with no hooks installed
-    // stores nothing more); the rest is set when the wait registers.
+    // Set when the wait registers (a wait with no hooks installed stores
+    // nothing but `state`).
     wait_record* rec;
     std::uint32_t* lock;
     bool (*withdraw)(wait_record*);  // a wait with no lock only
@@ -129,8 +138,8 @@ private:
         registered,
         skipped
     } state = idle;  // skipped: not a weft thread
-    void enter_registered();
-    bool register_unlocking();
+    void enter_registered(wait_record* r, std::uint32_t* l, bool (*withdraw_rec)(wait_record*));
+    bool register_unlocking(wait_record* r, std::uint32_t* l);
     void leave();
 };
 

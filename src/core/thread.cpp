@@ -220,8 +220,8 @@ void join_wait_interruptible(worker* w, ult* t) {
         if (s != join_running) return;  // exiting: join_claimed_inline waits for the rest
         wait_record rec;
         rec.queue = t;
-        interruptible_wait intr(&rec, &withdraw_joiner);
-        intr.enter();
+        interruptible_wait intr;
+        intr.enter(&rec, &withdraw_joiner);
         if (intr.interrupted_unlocked()) {
             (void)take_signals(false);
             continue;

@@ -83,7 +83,7 @@ namespace weft::detail {
 [[gnu::always_inline]] inline void join_claimed_inline(worker* w, ult* t, void** retval, void (*collect)(void*, void*),
                                                        void* ctx) {
     std::uintptr_t s = t->join_word.load(memory_order_acquire);
-    if (s == join_running && w != nullptr && g_signal_hooks.load(memory_order_relaxed) != nullptr) [[unlikely]] {
+    if (s == join_running && w != nullptr && signal_hooks_installed()) [[unlikely]] {
         join_wait_interruptible(w, t);
     } else if (s == join_running) {
         wait_record rec;

@@ -196,8 +196,8 @@ int watch(int fd) {
 
 int wait_ready(int fd, fd_entry* e, direction d, std::uint64_t seen, std::int64_t deadline_ns, const char* what) {
     wait_record rec;
-    interruptible_wait intr(&rec, e->lock.word());
-    intr.enter();
+    interruptible_wait intr;
+    intr.enter(&rec, e->lock.word());
     spinlock_ref lk(*e->lock.word());
     lk.lock();
     if (e->edges[d].load(memory_order_relaxed) != seen) {

@@ -11,8 +11,8 @@ int sleep_until(std::int64_t deadline_ns) {
     for (;;) {
         std::uint32_t lock = 0;
         wait_record rec;
-        interruptible_wait intr(&rec, &lock);
-        intr.enter();
+        interruptible_wait intr;
+        intr.enter(&rec, &lock);
         spinlock_ref lk(lock);
         lk.lock();
         int rc = EINTR;

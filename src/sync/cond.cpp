@@ -31,10 +31,10 @@ int cond_wait(weft_cond_t* c, weft_mutex_t* m, std::int64_t deadline_ns) {
     void* self = owner_self();
     if (atomic_ref<void*>(m->owner_).load(memory_order_relaxed) != self) return EPERM;
     wait_record rec;
-    interruptible_wait intr(&rec, &c->lock_);
+    interruptible_wait intr;
     spinlock_ref lk(c->lock_);
     lk.lock();
-    while (intr.register_first()) lk.lock();
+    while (intr.register_first(&rec, &c->lock_)) lk.lock();
     wait_list q(c->head_, c->tail_);
     if (!q.empty() && c->mutex_ != m) {
         lk.unlock();

@@ -112,7 +112,7 @@ int mutex_lock(weft_mutex_t* m, void* self, std::int64_t deadline_ns) {
     rec.owner_id = self;  // who becomes owner on a direct hand-off
     // A signal handler runs during the wait (core/interrupt.hpp), then the
     // wait goes on: a mutex lock never fails with EINTR.
-    interruptible_wait intr(&rec, &m->lock_);
+    interruptible_wait intr;
     bool queued = false;     // we have been in the queue (and woken)
     std::int64_t since = 0;  // when we first lost the mutex after a wake (0: not yet)
     for (;;) {
@@ -131,7 +131,7 @@ int mutex_lock(weft_mutex_t* m, void* self, std::int64_t deadline_ns) {
             lk.unlock();
             return ETIMEDOUT;
         }
-        if (intr.register_first()) continue;  // released the lock: try again
+        if (intr.register_first(&rec, &m->lock_)) continue;  // released the lock: try again
         if (intr.interrupted()) {
             lk.unlock();
             take_signals_and_wait_again(intr);

@@ -22,27 +22,22 @@ bool take_unit(weft_sem_t* s) {
     return true;
 }
 
-// A signal handler that runs while the caller waits (core/interrupt.hpp) ends
-// the wait with EINTR, as on Linux, where glibc's sem_wait is a futex wait:
-// a timed wait always, an untimed one unless every handler had SA_RESTART
-// (then the kernel restarts it, and so does this loop).
-int sem_wait(weft_sem_t* s, std::int64_t deadline_ns) {
-    ensure_runtime();
+// sem_wait's wait when signal hooks are installed (the caller holds s's lock
+// and found no unit): a signal handler that runs while it waits
+// (core/interrupt.hpp) ends it with EINTR, as on Linux, where glibc's
+// sem_wait is a futex wait: a timed wait always, an untimed one unless every
+// handler had SA_RESTART (then the kernel restarts it, and so does this loop).
+[[gnu::noinline]] int sem_wait_interruptible(weft_sem_t* s, std::int64_t deadline_ns) {
     spinlock_ref lk(s->lock_);
-    lk.lock();
-    if (take_unit(s)) {
-        lk.unlock();
-        return 0;
-    }
     wait_record rec;
-    interruptible_wait intr(&rec, &s->lock_);
+    interruptible_wait intr;
     for (;;) {
         if (deadline_ns != 0 && deadline_ns <= monotonic_ns()) {
             lk.unlock();
             return ETIMEDOUT;
         }
         int rc = EINTR;
-        if (intr.register_first()) {
+        if (intr.register_first(&rec, &s->lock_)) {
             rc = 0;  // released the lock: look again
         } else if (intr.interrupted()) {
             lk.unlock();
@@ -61,6 +56,26 @@ int sem_wait(weft_sem_t* s, std::int64_t deadline_ns) {
             return 0;
         }
     }
+}
+
+int sem_wait(weft_sem_t* s, std::int64_t deadline_ns) {
+    ensure_runtime();
+    spinlock_ref lk(s->lock_);
+    lk.lock();
+    if (take_unit(s)) {
+        lk.unlock();
+        return 0;
+    }
+    // One relaxed load more than a wait nothing can interrupt.
+    if (signal_hooks_installed()) [[unlikely]]
+        return sem_wait_interruptible(s, deadline_ns);
+    if (deadline_ns != 0 && deadline_ns <= monotonic_ns()) {
+        lk.unlock();
+        return ETIMEDOUT;
+    }
+    wait_record rec;
+    wait_list(s->head_, s->tail_).push_back(&rec, s, &unlink_waiter);
+    return wait(&rec, &s->lock_, deadline_ns, "weft_sem_wait", s);
 }
 
 }  // namespace
