@@ -214,7 +214,7 @@ bool withdraw_joiner(wait_record* rec) {
 
 }  // namespace
 
-void join_wait_interruptible(worker* w, ult* t) {
+void join_wait_interruptible(ult* t) {
     for (;;) {
         std::uintptr_t s = t->join_word.load(memory_order_acquire);
         if (s != join_running) return;  // exiting: join_claimed_inline waits for the rest
@@ -234,8 +234,7 @@ void join_wait_interruptible(worker* w, ult* t) {
             (void)take_signals(false);
             continue;
         }
-        block_joining(w, t);
-        w = current_worker();
+        block_joining(current_worker(), t);  // a handler may have moved us to another worker
         if (rec.result != EINTR) return;
         (void)take_signals(false);
     }

@@ -84,7 +84,7 @@ namespace weft::detail {
                                                        void* ctx) {
     std::uintptr_t s = t->join_word.load(memory_order_acquire);
     if (s == join_running && w != nullptr && signal_hooks_installed()) [[unlikely]] {
-        join_wait_interruptible(w, t);
+        join_wait_interruptible(t);
     } else if (s == join_running) {
         wait_record rec;
         // On a runtime of one worker the child can only exit on this worker,
