@@ -329,8 +329,9 @@ WEFT_API int weft_condattr_getclock(const weft_condattr_t *attr, clockid_t *cloc
 WEFT_API int weft_cond_init(weft_cond_t *c, const weft_condattr_t *attr);
 /* Errors: EBUSY threads wait on it. */
 WEFT_API int weft_cond_destroy(weft_cond_t *c);
-/* Atomically releases m and blocks; relocks m before returning. There are no
- * spurious wake-ups, but callers should still loop on their predicate.
+/* Atomically releases m and blocks; relocks m before returning. No spurious
+ * wake-ups, except under libweft-pthread after a signal handler ran on the
+ * waiting thread (as glibc's); callers should loop on their predicate.
  * Errors: EPERM the caller does not own m (errorcheck/recursive mutexes);
  *         EINVAL waiting with a different mutex than concurrent waiters. */
 WEFT_API int weft_cond_wait(weft_cond_t *c, weft_mutex_t *m);
@@ -359,10 +360,12 @@ typedef struct weft_sem {
 WEFT_API int weft_sem_init(weft_sem_t *s, unsigned int value);
 /* Errors: EBUSY threads wait on it. */
 WEFT_API int weft_sem_destroy(weft_sem_t *s);
+/* Errors: EINTR only under libweft-pthread, when a signal handler ran on the
+ * waiting thread (docs/shim.md, "Signals"). */
 WEFT_API int weft_sem_wait(weft_sem_t *s);
 /* Errors: EAGAIN the value is 0. */
 WEFT_API int weft_sem_trywait(weft_sem_t *s);
-/* Errors: ETIMEDOUT; EINVAL bad timespec. */
+/* Errors: ETIMEDOUT; EINVAL bad timespec; EINTR as weft_sem_wait. */
 WEFT_API int weft_sem_timedwait(weft_sem_t *s, const struct timespec *abstime);
 /* Errors: EOVERFLOW the value would pass WEFT_SEM_VALUE_MAX. */
 WEFT_API int weft_sem_post(weft_sem_t *s);

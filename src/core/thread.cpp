@@ -12,6 +12,7 @@
 #include "arch/fiber_sanitizer.hpp"
 #include "base/asymmetric_fence.hpp"
 #include "core/dispatch.hpp"
+#include "core/interrupt.hpp"
 #include "core/thread_inline.hpp"
 
 namespace weft::detail {
@@ -199,6 +200,44 @@ wait_record* leave(worker* w, ult* self) {
     self->exit_state = s;
     check_finalize(g_rt, w);
     return (s > join_detached) ? reinterpret_cast<wait_record*>(s) : nullptr;
+}
+
+namespace {
+
+// interruptible_wait::withdraw for a joiner: takes its record back from the
+// joined thread's join_word, unless that thread took it on its way out.
+bool withdraw_joiner(wait_record* rec) {
+    auto* t = static_cast<ult*>(rec->queue);
+    auto mine = reinterpret_cast<std::uintptr_t>(rec);
+    return t->join_word.compare_exchange_strong(mine, join_running, memory_order_seq_cst);
+}
+
+}  // namespace
+
+void join_wait_interruptible(ult* t) {
+    for (;;) {
+        std::uintptr_t s = t->join_word.load(memory_order_acquire);
+        if (s != join_running) return;  // exiting: join_claimed_inline waits for the rest
+        wait_record rec;
+        rec.queue = t;
+        interruptible_wait intr;
+        intr.enter(&rec, &withdraw_joiner);
+        if (intr.interrupted_unlocked()) {
+            (void)take_signals(false);
+            continue;
+        }
+        if (!t->join_word.compare_exchange_strong(s, reinterpret_cast<std::uintptr_t>(&rec), memory_order_seq_cst))
+            return;  // it is exiting
+        // A signal that came before rec was published: take rec back, unless
+        // the interrupter or the ending thread already has it (then it wakes us).
+        if (intr.interrupted_unlocked() && withdraw_joiner(&rec)) {
+            (void)take_signals(false);
+            continue;
+        }
+        block_joining(current_worker(), t);  // a handler may have moved us to another worker
+        if (rec.result != EINTR) return;
+        (void)take_signals(false);
+    }
 }
 
 int join_ult(ult* t, void** retval, void (*collect)(void*, void*), void* ctx) {

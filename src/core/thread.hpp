@@ -33,6 +33,10 @@ void ult_entry(void* arg) noexcept;
 // u->pinned_worker before launching it: the core then keeps it in that
 // worker's inbox, outside the policy (src/sched/policy.hpp, "Pinned ults").
 void launch_ult(worker* w, ult* u);
+// Waits, on a weft thread, for the end of t (claimed by the caller) in a wait
+// a signal handler can run in (core/interrupt.hpp: hooks installed): the
+// handler runs, then the join waits again.
+void join_wait_interruptible(ult* t);
 // Joins t, a joinable ult whose handle nobody else was given: claims it, waits
 // for it to end, collects its result (retval, and collect(storage, ctx) if
 // given), recycles it. EINVAL if its handle was already claimed.

@@ -12,6 +12,7 @@
 #include <cstdlib>
 
 #include "core/dispatch.hpp"
+#include "core/interrupt.hpp"
 #include "core/keys.hpp"
 #include "core/profile.hpp"
 #include "core/runtime.hpp"
@@ -46,7 +47,8 @@ namespace weft::detail {
     // pinned (one test for both on the spawn path).
     if (w == nullptr || (u->pinned_worker & w->current->pinned_worker) >= 0 || w->dropped.load(memory_order_relaxed))
         make_ready(w, u, ready_reason::spawned);
-    else start_inline(w, u);
+    else
+        start_inline(w, u);
 }
 
 // Gives u's handle, storage and stack back (after its join, or at the end of
@@ -64,12 +66,26 @@ namespace weft::detail {
     rt->stacks->release(s, w != nullptr ? &w->stacks : nullptr);
 }
 
+// Blocks the caller (on worker w), whose wait_record t's join_word holds,
+// until t's end or an interruption wakes it. The wake may come before it is
+// suspended: see ult::suspended.
+[[gnu::always_inline]] inline void block_joining(worker* w, ult* t) {
+    ult* self = w->current;
+    self->wait_kind = "weft_thread_join";
+    self->wait_object = t;
+    block_inline(w, nullptr);
+    self->wait_kind = nullptr;
+    self->wait_object = nullptr;
+}
+
 // Joins t, whose handle the caller has claimed: waits for t's end, collects
 // its result, recycles it. w: the calling worker, or null.
-[[gnu::always_inline]] inline void join_claimed_inline(worker* w, ult* t, void** retval,
-                                                       void (*collect)(void*, void*), void* ctx) {
+[[gnu::always_inline]] inline void join_claimed_inline(worker* w, ult* t, void** retval, void (*collect)(void*, void*),
+                                                       void* ctx) {
     std::uintptr_t s = t->join_word.load(memory_order_acquire);
-    if (s == join_running) {
+    if (s == join_running && w != nullptr && signal_hooks_installed()) [[unlikely]] {
+        join_wait_interruptible(t);
+    } else if (s == join_running) {
         wait_record rec;
         // On a runtime of one worker the child can only exit on this worker,
         // that is, not while we run, and the claim keeps every other joiner
@@ -88,12 +104,7 @@ namespace weft::detail {
             // The ending ult wakes us (or switches straight to us). The wake
             // may come before we are suspended: see ult::suspended.
             if (w != nullptr) {
-                ult* self = w->current;
-                self->wait_kind = "weft_thread_join";
-                self->wait_object = t;
-                block_inline(w, nullptr);
-                self->wait_kind = nullptr;
-                self->wait_object = nullptr;
+                block_joining(w, t);
             } else {
                 wait(&rec, nullptr, 0, "weft_thread_join", t);
             }

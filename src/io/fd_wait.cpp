@@ -1,5 +1,5 @@
 #include "io/fd_wait.hpp"
-#include "io/interrupt.hpp"
+#include "core/interrupt.hpp"
 #include "io/kernel_thread.hpp"
 
 #include <pthread.h>
@@ -194,7 +194,8 @@ bool epoll_refuses(int fd) {
 
 int wait_ready(int fd, fd_entry* e, direction d, std::uint64_t seen, std::int64_t deadline_ns, const char* what) {
     wait_record rec;
-    interruptible_wait intr(&rec, e->lock.word());
+    interruptible_wait intr;
+    intr.enter(&rec, e->lock.word());
     spinlock_ref lk(*e->lock.word());
     lk.lock();
     if (e->edges[d].load(memory_order_relaxed) != seen) {

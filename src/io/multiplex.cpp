@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "core/dispatch.hpp"
+#include "core/interrupt.hpp"
 #include "core/wait.hpp"
 #include "io/fd_wait.hpp"
-#include "io/interrupt.hpp"
 #include "io/offload.hpp"
 #include "io/thread_errno.hpp"
 #include "weft/io.h"

@@ -16,9 +16,11 @@
 // to, called by the shim at a delivery point of that thread: pthread_sigmask,
 // sigsuspend, raise and pthread_kill to itself, kill to its own process, the
 // entry and exit of every cancellation point (cancel.cpp) and sched_yield,
-// the end of every blocking system call (io.cpp), and a system call or sleep
-// the thread is parked in, which the router takes it out of (the io layer's
-// hooks, io/interrupt.hpp: the call then fails with EINTR or restarts). There
+// the end of every blocking system call (io.cpp), and a wait the thread is
+// parked in (a system call, a sleep, a semaphore, a mutex, a condition
+// variable, a join), which the router takes it out of (the core's hooks,
+// core/interrupt.hpp: the call then fails with EINTR, restarts or waits
+// again). There
 // the thread runs its own code, outside the runtime: no worker lock is held,
 // no switch is half done, so a handler never interrupts weft's scheduler (the
 // async-signal-safety the kernel's delivery could not give: a signal on a
@@ -33,11 +35,11 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/interrupt.hpp"
 #include "core/outside.hpp"
 #include "core/runtime.hpp"
 #include "core/ult.hpp"
 #include "core/wait.hpp"
-#include "io/interrupt.hpp"
 #include "io/kernel_thread.hpp"
 #include "shim/shim.hpp"
 #include "sync/wait_list.hpp"
@@ -99,8 +101,8 @@ struct sig_waiter {
 
 // g_lock guards the waiters, the pending words (ult::sig_pending and
 // g_process_pending: atomics only so that a delivery point can look without
-// it), g_process_info and g_process_for. Lock order: the io layer's list of
-// interruptible waits (io/interrupt.hpp), then g_lock, then the runtime's
+// it), g_process_info and g_process_for. Lock order: the core's list of
+// interruptible waits (core/interrupt.hpp), then g_lock, then the runtime's
 // locks (a wake under it would take a worker's); nothing blocks under it.
 std::uint32_t g_lock = 0;
 void* g_waiters_head = nullptr;
@@ -186,7 +188,7 @@ action action_of(int sig, struct sigaction* sa) {
 void stop_process() { real::kill(getpid(), SIGSTOP); }
 
 // What taking signals did to a system call the thread was blocked in
-// (io::signal_hooks::take): no handler ran, or every one had SA_RESTART
+// (signal_hooks::take): no handler ran, or every one had SA_RESTART
 // (restart), or one did not (EINTR).
 constexpr int no_handler = -1;
 constexpr int restart = 0;
@@ -303,11 +305,11 @@ void send_to_thread(ult* t, int sig) {
     t->sig_pending.fetch_or(bit(sig), detail::memory_order_relaxed);
     lk.unlock();
     // Marked pending first: a wait t enters from here on sees it
-    // (io/interrupt.hpp), one it is in now is ended here.
-    if (!blocked) detail::io::interrupt_wait(t);
+    // (core/interrupt.hpp), one it is in now is ended here.
+    if (!blocked) detail::interrupt_wait(t);
 }
 
-// io::interrupt_one's choice for route: a weft thread that does not block
+// interrupt_one's choice for route: a weft thread that does not block
 // `sig`, given the signal (under g_lock) if it is still the process's and no
 // other thread's.
 struct routed_signal {
@@ -354,12 +356,13 @@ void route(int sig, const siginfo_t& info, ult* caller) {
     if (!caller_blocks) return deliver_pending_signals(caller);
     // As the kernel picks a thread blocked in a system call for a signal it
     // lets through: a weft thread in an interruptible wait (a read, a poll,
-    // a sleep) that does not block sig takes it now, and its call returns
-    // EINTR or restarts. Marked pending first, so that a thread entering such
+    // a sleep, a semaphore, a mutex, a condition, a join) that does not block
+    // sig takes it now, and its call returns EINTR, restarts or waits again.
+    // Marked pending first, so that a thread entering such
     // a wait from here on sees it there.
     if (a == action::handler) {
         routed_signal r{sig};
-        detail::io::interrupt_one(&give_to, &r);
+        detail::interrupt_one(&give_to, &r);
     }
 }
 
@@ -459,15 +462,16 @@ int deliver(ult* u) {
     }
 }
 
-// The io layer's hooks (io/interrupt.hpp): a weft thread blocked in a read,
-// a poll or a sleep takes the signals routed to it there.
+// The core's hooks (core/interrupt.hpp): a weft thread blocked in a read, a
+// poll, a sleep or a synchronisation object takes the signals routed to it
+// there.
 bool signal_waits(ult* u) {
     return ((u->sig_pending.load(detail::memory_order_relaxed) | process_pending_for(u)) &
             ~u->sig_mask.load(detail::memory_order_relaxed)) != 0;
 }
 
-const detail::io::signal_hooks io_hooks{[] { return signal_waits(detail::current_ult()); },
-                                        [] { return deliver(detail::current_ult()); }};
+const detail::signal_hooks wait_hooks{[] { return signal_waits(detail::current_ult()); },
+                                      [] { return deliver(detail::current_ult()); }};
 
 }  // namespace
 
@@ -480,7 +484,7 @@ std::uint64_t block_routed_signals() {
 
 void start_signal_routing(std::uint64_t main_mask) {
     set_mask(detail::g_rt->main, main_mask);
-    detail::io::set_signal_hooks(&io_hooks);  // main is the only weft thread yet: none waits
+    detail::set_signal_hooks(&wait_hooks);  // main is the only weft thread yet: none waits
     start_signal_thread();
 }
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "core/clock.hpp"
-#include "io/interrupt.hpp"
+#include "io/sleep.hpp"
 #include "shim/shim.hpp"
 #include "shim/signals.hpp"
 
@@ -101,7 +101,8 @@ int clock_nanosleep(clockid_t clock, int flags, const struct timespec* req, stru
     }
     std::uint64_t left = 0;
     int rc = sleep_for(ns, &left);
-    if (rem != nullptr && (flags & TIMER_ABSTIME) == 0) *rem = weft::detail::timespec_of(static_cast<std::int64_t>(left));
+    if (rem != nullptr && (flags & TIMER_ABSTIME) == 0)
+        *rem = weft::detail::timespec_of(static_cast<std::int64_t>(left));
     return rc;
 }
 

@@ -1,11 +1,13 @@
 // weft_cond_t: condition variable. Waiters queue FIFO; signal wakes the oldest.
-// There are no spurious wake-ups: a waiter returns 0 only after a signal or
-// broadcast chose it (callers should loop on their predicate all the same).
+// A waiter returns 0 after a signal or broadcast chose it, or after a signal
+// handler ran while it waited under the shim (a spurious wake-up; callers
+// loop on their predicate).
 //
 // Lock order: the condition's spinlock, then the mutex's (in wait). Signal and
 // broadcast take only the condition's, so there is no cycle.
 #include <cerrno>
 
+#include "core/interrupt.hpp"
 #include "core/runtime.hpp"
 #include "sync/mutex.hpp"
 #include "sync/wait_list.hpp"
@@ -20,24 +22,39 @@ void unlink_waiter(wait_record* rec) {
     if (q.empty()) c->mutex_ = nullptr;
 }
 
+// A signal handler that runs during the wait (core/interrupt.hpp) ends it:
+// the handler runs with the mutex released, as on a glibc thread, and the
+// wait returns 0 once the mutex is locked again (a spurious wake-up, which
+// POSIX allows; the caller's loop on its predicate waits again).
 int cond_wait(weft_cond_t* c, weft_mutex_t* m, std::int64_t deadline_ns) {
     ensure_runtime();
     void* self = owner_self();
     if (atomic_ref<void*>(m->owner_).load(memory_order_relaxed) != self) return EPERM;
+    wait_record rec;
+    interruptible_wait intr;
     spinlock_ref lk(c->lock_);
     lk.lock();
+    while (intr.register_first(&rec, &c->lock_)) lk.lock();
     wait_list q(c->head_, c->tail_);
     if (!q.empty() && c->mutex_ != m) {
         lk.unlock();
         return EINVAL;
     }
+    if (intr.interrupted()) {
+        lk.unlock();
+        (void)take_signals(false);
+        return 0;
+    }
     c->mutex_ = m;
-    wait_record rec;
     q.push_back(&rec, c, &unlink_waiter);
     // Release the mutex only once we are queued: a signal sent right after the
     // unlock finds us.
     std::uint32_t depth = mutex_release_all(m, self);
     int rc = wait(&rec, &c->lock_, deadline_ns, "weft_cond_wait", c);
+    if (rc == EINTR) {
+        (void)take_signals(false);
+        rc = 0;
+    }
     mutex_reacquire(m, owner_self(), depth);
     return rc;
 }

@@ -33,6 +33,7 @@
 
 #include "core/clock.hpp"
 #include "core/dispatch.hpp"
+#include "core/interrupt.hpp"
 #include "core/outside.hpp"
 #include "core/runtime.hpp"
 #include "core/tunables.hpp"
@@ -62,7 +63,6 @@ void unlink_waiter(wait_record* rec) {
     wait_list(m->head_, m->tail_).remove(rec);
 }
 
-
 // Spins briefly before queueing when another worker holds the mutex: a
 // critical section of a few hundred ns ends sooner than a park/hand-off.
 // Takes the mutex in state `taken`: a woken waiter takes it in state 2, since
@@ -77,6 +77,12 @@ bool spin_acquire(weft_mutex_t* m, std::uint32_t taken) {
         cpu_relax();
     }
     return false;
+}
+
+// A wait that a signal interrupted: its handlers run, and the wait goes on.
+void take_signals_and_wait_again(interruptible_wait& intr) {
+    (void)take_signals(false);
+    intr.reset();
 }
 
 }  // namespace
@@ -104,6 +110,9 @@ int mutex_lock(weft_mutex_t* m, void* self, std::int64_t deadline_ns) {
     }
     wait_record rec;
     rec.owner_id = self;  // who becomes owner on a direct hand-off
+    // A signal handler runs during the wait (core/interrupt.hpp), then the
+    // wait goes on: a mutex lock never fails with EINTR.
+    interruptible_wait intr;
     bool queued = false;     // we have been in the queue (and woken)
     std::int64_t since = 0;  // when we first lost the mutex after a wake (0: not yet)
     for (;;) {
@@ -122,6 +131,12 @@ int mutex_lock(weft_mutex_t* m, void* self, std::int64_t deadline_ns) {
             lk.unlock();
             return ETIMEDOUT;
         }
+        if (intr.register_first(&rec, &m->lock_)) continue;  // released the lock: try again
+        if (intr.interrupted()) {
+            lk.unlock();
+            take_signals_and_wait_again(intr);
+            continue;
+        }
         if (!queued) {
             queued = true;
             q.push_back(&rec, m, &unlink_waiter);
@@ -137,6 +152,10 @@ int mutex_lock(weft_mutex_t* m, void* self, std::int64_t deadline_ns) {
         rec.futex.store(0, memory_order_relaxed);  // a kernel thread outside weft waits on it again
         int rc = wait(&rec, &m->lock_, deadline_ns, "weft_mutex_lock", m);
         if (rec.tag == 0) return 0;  // the unlocker made us the owner
+        if (rc == EINTR) {
+            take_signals_and_wait_again(intr);
+            continue;
+        }
         if (rc != 0) return rc;
     }
     owner(m).store(self, memory_order_relaxed);

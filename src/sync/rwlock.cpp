@@ -100,7 +100,8 @@ int try_common(weft_rwlock_t* rw, bool writer) {
     spinlock_ref lk(rw->lock_);
     lk.lock();
     int rc = EBUSY;
-    if (rw->readers_ == -1 && rw->writer_ == self) rc = EDEADLK;
+    if (rw->readers_ == -1 && rw->writer_ == self)
+        rc = EDEADLK;
     else if (rw->head_ == nullptr && (writer ? rw->readers_ == 0 : rw->readers_ >= 0)) {
         if (writer) {
             rw->readers_ = -1;

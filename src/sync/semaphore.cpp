@@ -3,6 +3,7 @@
 #include <cerrno>
 
 #include "core/clock.hpp"
+#include "core/interrupt.hpp"
 #include "core/runtime.hpp"
 #include "sync/wait_list.hpp"
 
@@ -14,15 +15,60 @@ void unlink_waiter(wait_record* rec) {
     wait_list(s->head_, s->tail_).remove(rec);
 }
 
+// Under s->lock_: takes a unit if there is one.
+bool take_unit(weft_sem_t* s) {
+    if (s->value_ == 0) return false;
+    --s->value_;
+    return true;
+}
+
+// sem_wait's wait when signal hooks are installed (the caller holds s's lock
+// and found no unit): a signal handler that runs while it waits
+// (core/interrupt.hpp) ends it with EINTR, as on Linux, where glibc's
+// sem_wait is a futex wait: a timed wait always, an untimed one unless every
+// handler had SA_RESTART (then the kernel restarts it, and so does this loop).
+[[gnu::noinline]] int sem_wait_interruptible(weft_sem_t* s, std::int64_t deadline_ns) {
+    spinlock_ref lk(s->lock_);
+    wait_record rec;
+    interruptible_wait intr;
+    for (;;) {
+        if (deadline_ns != 0 && deadline_ns <= monotonic_ns()) {
+            lk.unlock();
+            return ETIMEDOUT;
+        }
+        int rc = EINTR;
+        if (intr.register_first(&rec, &s->lock_)) {
+            rc = 0;  // released the lock: look again
+        } else if (intr.interrupted()) {
+            lk.unlock();
+        } else {
+            wait_list(s->head_, s->tail_).push_back(&rec, s, &unlink_waiter);
+            rc = wait(&rec, &s->lock_, deadline_ns, "weft_sem_wait", s);
+            if (rc != EINTR) return rc;
+        }
+        if (rc == EINTR) {
+            if (take_signals(deadline_ns == 0) == EINTR) return EINTR;
+            intr.reset();  // restarted, or no handler ran: the wait goes on
+        }
+        lk.lock();
+        if (take_unit(s)) {
+            lk.unlock();
+            return 0;
+        }
+    }
+}
+
 int sem_wait(weft_sem_t* s, std::int64_t deadline_ns) {
     ensure_runtime();
     spinlock_ref lk(s->lock_);
     lk.lock();
-    if (s->value_ > 0) {
-        --s->value_;
+    if (take_unit(s)) {
         lk.unlock();
         return 0;
     }
+    // One relaxed load more than a wait nothing can interrupt.
+    if (signal_hooks_installed()) [[unlikely]]
+        return sem_wait_interruptible(s, deadline_ns);
     if (deadline_ns != 0 && deadline_ns <= monotonic_ns()) {
         lk.unlock();
         return ETIMEDOUT;

@@ -25,9 +25,10 @@
 #include <string>
 #include <vector>
 
+#include "core/interrupt.hpp"
 #include "core/wait.hpp"
 #include "io/fd_wait.hpp"
-#include "io/interrupt.hpp"
+#include "io/sleep.hpp"
 #include "support/weft_test.hpp"
 
 namespace {
@@ -432,7 +433,7 @@ TEST_P(Io, epoll_wait_on_the_programs_instance) {
     EXPECT_EQ(err, EBADF);
 }
 
-// Signals (io/interrupt.hpp): the hooks a signal-delivering layer installs,
+// Signals (core/interrupt.hpp): the hooks a signal-delivering layer installs,
 // here a test's: take() counts its calls and answers as a handler with or
 // without SA_RESTART would, or (no_handler) as when the signal went to
 // another thread; pending() says whether a signal is already the caller's.
@@ -441,21 +442,21 @@ std::atomic<int> taken{0};
 std::atomic<bool> restart{false};
 std::atomic<bool> no_handler{false};
 std::atomic<bool> pending{false};
-const weft::detail::io::signal_hooks hooks{[] { return pending.load(); },
-                                           [] {
-                                               ++taken;
-                                               if (no_handler.load()) return -1;
-                                               return restart.load() ? 0 : EINTR;
-                                           }};
+const weft::detail::signal_hooks hooks{[] { return pending.load(); },
+                                       [] {
+                                           ++taken;
+                                           if (no_handler.load()) return -1;
+                                           return restart.load() ? 0 : EINTR;
+                                       }};
 struct installed {
     explicit installed(bool with_restart) {
         taken = 0;
         restart = with_restart;
         no_handler = false;
         pending = false;
-        weft::detail::io::set_signal_hooks(&hooks);
+        weft::detail::set_signal_hooks(&hooks);
     }
-    ~installed() { weft::detail::io::set_signal_hooks(nullptr); }
+    ~installed() { weft::detail::set_signal_hooks(nullptr); }
 };
 }  // namespace sig
 
@@ -519,7 +520,7 @@ TEST_P(Io, a_signal_interrupts_a_parked_call) {
             // Once the call is in its wait (parked, or about to park: then it
             // sees the interrupt before it parks).
             ASSERT_TRUE(
-                wt::yield_until([&] { return who.load() != nullptr && weft::detail::io::interrupt_wait(who.load()); }));
+                wt::yield_until([&] { return who.load() != nullptr && weft::detail::interrupt_wait(who.load()); }));
             bool resumes = with_restart && c != by_recv_timed && c != by_poll;
             if (resumes) {
                 ASSERT_TRUE(wt::yield_until([&] { return sig::taken.load() == 1 && parked(); }));
@@ -555,7 +556,7 @@ TEST_P(Io, a_pending_signal_stops_the_wait_before_it_parks) {
     EXPECT_EQ(errno_now(), EINTR);
     EXPECT_EQ(sig::taken.load(), 1);
     sig::pending = false;
-    EXPECT_FALSE(weft::detail::io::interrupt_wait(weft::detail::current_ult()));
+    EXPECT_FALSE(weft::detail::interrupt_wait(weft::detail::current_ult()));
 }
 
 // A wait taken out for a signal that no handler then ran for (another thread
@@ -575,8 +576,7 @@ TEST_P(Io, an_interrupt_without_a_handler_lets_the_call_go_on) {
             pollfd f{p[0], POLLIN, 0};
             n = by_poll ? weft_poll(&f, 1, -1) : weft_read(p[0], &c, 1);
         });
-        ASSERT_TRUE(
-            wt::yield_until([&] { return who.load() != nullptr && weft::detail::io::interrupt_wait(who.load()); }));
+        ASSERT_TRUE(wt::yield_until([&] { return who.load() != nullptr && weft::detail::interrupt_wait(who.load()); }));
         // After the take the call goes on (back in its wait, or about to be):
         // the data ends it.
         ASSERT_TRUE(wt::yield_until([&] { return sig::taken.load() == 1; }));
@@ -609,8 +609,8 @@ TEST_P(Io, interrupt_one_ends_the_wait_of_the_chosen_thread_only) {
                weft::detail::io::has_waiters(p[1][0], weft::detail::io::for_read);
     }));
     auto is = [](weft::detail::ult* t, void* arg) { return t == static_cast<weft::detail::ult*>(arg); };
-    EXPECT_FALSE(weft::detail::io::interrupt_one([](weft::detail::ult*, void*) { return false; }, nullptr));
-    EXPECT_TRUE(weft::detail::io::interrupt_one(is, who[1].load()));
+    EXPECT_FALSE(weft::detail::interrupt_one([](weft::detail::ult*, void*) { return false; }, nullptr));
+    EXPECT_TRUE(weft::detail::interrupt_one(is, who[1].load()));
     wt::join(r[1]);
     EXPECT_EQ(n[1], -1);
     EXPECT_EQ(err[1], EINTR);
@@ -638,8 +638,7 @@ TEST_P(Io, sleep_until_ends_at_its_deadline_or_at_a_signal) {
             who = weft::detail::current_ult();
             rc = weft::detail::io::sleep_until(deadline);
         });
-        ASSERT_TRUE(
-            wt::yield_until([&] { return who.load() != nullptr && weft::detail::io::interrupt_wait(who.load()); }));
+        ASSERT_TRUE(wt::yield_until([&] { return who.load() != nullptr && weft::detail::interrupt_wait(who.load()); }));
         wt::join(r);
         EXPECT_EQ(sig::taken.load(), 1);
         if (handler) {

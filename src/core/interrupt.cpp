@@ -1,15 +1,14 @@
-#include "io/interrupt.hpp"
+#include "core/interrupt.hpp"
 
 #include <cerrno>
 
-#include "base/primitives.hpp"
 #include "core/wait.hpp"
 
-namespace weft::detail::io {
+namespace weft::detail {
+
+atomic<const signal_hooks*> g_signal_hooks{nullptr};
 
 namespace {
-
-atomic<const signal_hooks*> hooks{nullptr};
 
 // Every registered wait, for interrupt_wait to find a thread's. A list under
 // one lock: signals are rare, and with no hooks nothing is registered.
@@ -18,26 +17,44 @@ interruptible_wait* waits = nullptr;
 
 }  // namespace
 
-void set_signal_hooks(const signal_hooks* h) { hooks.store(h, memory_order_release); }
+void set_signal_hooks(const signal_hooks* h) { g_signal_hooks.store(h, memory_order_release); }
 
-interruptible_wait::interruptible_wait(wait_record* r, std::uint32_t* l) : rec(r), lock(l) {
-    const signal_hooks* h = hooks.load(memory_order_acquire);
-    if (h == nullptr) return;
+void interruptible_wait::enter_registered(wait_record* r, std::uint32_t* l, bool (*withdraw_rec)(wait_record*)) {
+    const signal_hooks* h = g_signal_hooks.load(memory_order_acquire);
+    rec = r;
+    lock = l;
+    withdraw = withdraw_rec;
     who = current_ult();
+    if (h == nullptr || who == nullptr) {
+        state = skipped;
+        return;
+    }
+    hit = false;
+    signal_first = false;
     {
         lock_guard<spinlock> g(waits_lock);
         next = waits;
+        prev = nullptr;
         if (waits != nullptr) waits->prev = this;
         waits = this;
-        registered = true;
+        state = registered;
     }
     // After registering: a router that marked the signal pending before this
     // point is seen here; one after it finds this wait.
     signal_first = h->pending();
 }
 
-interruptible_wait::~interruptible_wait() {
-    if (!registered) return;
+bool interruptible_wait::register_unlocking(wait_record* r, std::uint32_t* l) {
+    if (current_ult() == nullptr) {  // a kernel thread outside weft: the kernel delivers its signals
+        state = skipped;
+        return false;
+    }
+    spinlock_ref(*l).unlock();
+    enter_registered(r, l, nullptr);
+    return true;
+}
+
+void interruptible_wait::leave() {
     lock_guard<spinlock> g(waits_lock);
     if (prev != nullptr)
         prev->next = next;
@@ -46,7 +63,13 @@ interruptible_wait::~interruptible_wait() {
     if (next != nullptr) next->prev = prev;
 }
 
-bool interruptible_wait::interrupted() const { return signal_first || hit; }
+void interruptible_wait::reset() {
+    if (state == registered) {
+        leave();
+        rec->result = 0;
+    }
+    state = idle;
+}
 
 namespace {
 
@@ -54,6 +77,12 @@ namespace {
 // record and returns it, for the caller to wake once waits_lock is released
 // (the record stays valid until that wake: nothing else wakes it now).
 wait_record* interrupt_locked(interruptible_wait* w) {
+    if (w->lock == nullptr) {
+        atomic_ref<bool>(w->hit).store(true, memory_order_seq_cst);
+        if (!w->withdraw(w->rec)) return nullptr;  // the waker has it, or the waiter sees hit
+        w->rec->result = EINTR;
+        return w->rec;
+    }
     wait_record* woken = nullptr;
     spinlock_ref lk(*w->lock);
     lk.lock();
@@ -104,33 +133,10 @@ bool interrupt_one(bool (*choose)(ult* t, void* arg), void* arg) {
 }
 
 int take_signals(bool restartable) {
-    const signal_hooks* h = hooks.load(memory_order_acquire);
+    const signal_hooks* h = g_signal_hooks.load(memory_order_acquire);
     int rc = h == nullptr ? EINTR : h->take();
     if (rc < 0) return 0;  // nothing was delivered: the call goes on
     return rc == 0 && restartable ? 0 : EINTR;
 }
 
-int sleep_until(std::int64_t deadline_ns) {
-    for (;;) {
-        std::uint32_t lock = 0;
-        wait_record rec;
-        interruptible_wait intr(&rec, &lock);
-        spinlock_ref lk(lock);
-        lk.lock();
-        int rc = EINTR;
-        if (intr.interrupted()) {
-            lk.unlock();
-        } else {
-            // Linked to no queue: only the timer, interrupt_wait or a
-            // cancellation takes it out.
-            rec.linked = true;
-            rec.unlink = [](wait_record*) {};
-            rc = wait(&rec, &lock, deadline_ns, "nanosleep", nullptr);
-        }
-        if (rc != EINTR) return 0;
-        if (take_signals(false) == EINTR) return EINTR;
-        // No handler ran: the sleep goes on to its deadline.
-    }
-}
-
-}  // namespace weft::detail::io
+}  // namespace weft::detail
