@@ -88,7 +88,8 @@ TEST(SchedWs, serial_chain_on_eight_workers_has_one_thief) {
         weft_worker_stats_t ws{};
         ASSERT_EQ(weft_worker_stats_get(i, &ws), 0);
         if (ws.context_switches * 200 > spawns) ++busy_workers;
-        per_worker += " " + std::to_string(ws.context_switches);
+        per_worker += ' ';
+        per_worker += std::to_string(ws.context_switches);
     }
     EXPECT_LE(busy_workers, 3) << "switches per worker:" << per_worker << " for " << spawns << " spawns";
     weft_stats_t s{};
